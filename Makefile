@@ -1,0 +1,30 @@
+# Set-up and everyday commands. Everything installs into ./.venv with pinned versions (constraints.txt).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: serve test lint unit e2e clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/kubelite serve $(ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check kubelite tests bench
+
+test: $(STAMP) lint
+	$(BIN)/pytest -q -n 2 --dist loadfile tests
+
+unit: $(STAMP)
+	$(BIN)/pytest -q tests/unit
+
+e2e: $(STAMP)
+	$(BIN)/pytest -q -n 2 --dist loadfile tests/e2e
+
+clean:
+	rm -rf $(VENV) kubelite-data

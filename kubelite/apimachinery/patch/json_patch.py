@@ -1,0 +1,122 @@
+"""JSON patch (RFC 6902): add, remove, replace, move, copy and test on JSON pointers (RFC 6901)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubelite.apimachinery.meta import deep_copy
+
+
+class JSONPatchError(ValueError):
+    pass
+
+
+def _tokens(pointer: str) -> list[str]:
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise JSONPatchError(f'invalid JSON pointer: "{pointer}"')
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+def _index(container: list[Any], token: str, *, for_add: bool) -> int:
+    if for_add and token == "-":
+        return len(container)
+    if not token.isdigit() or (token != "0" and token.startswith("0")):
+        raise JSONPatchError(f"invalid array index: {token}")
+    index = int(token)
+    limit = len(container) if for_add else len(container) - 1
+    if index > limit:
+        raise JSONPatchError(f"array index out of bounds: {index}")
+    return index
+
+
+def _parent(doc: Any, pointer: str) -> tuple[Any, str]:
+    tokens = _tokens(pointer)
+    if not tokens:
+        raise JSONPatchError("cannot operate on the document root")
+    node = doc
+    for token in tokens[:-1]:
+        node = _child(node, token, pointer)
+    return node, tokens[-1]
+
+
+def _child(node: Any, token: str, pointer: str) -> Any:
+    if isinstance(node, dict):
+        if token not in node:
+            raise JSONPatchError(f"doc is missing path: \"{pointer}\": missing value")
+        return node[token]
+    if isinstance(node, list):
+        return node[_index(node, token, for_add=False)]
+    raise JSONPatchError(f'doc is missing path: "{pointer}": missing value')
+
+
+def _get(doc: Any, pointer: str) -> Any:
+    node = doc
+    for token in _tokens(pointer):
+        node = _child(node, token, pointer)
+    return node
+
+
+def _add(doc: Any, pointer: str, value: Any) -> Any:
+    if pointer == "":
+        return value
+    parent, token = _parent(doc, pointer)
+    if isinstance(parent, dict):
+        parent[token] = value
+    elif isinstance(parent, list):
+        parent.insert(_index(parent, token, for_add=True), value)
+    else:
+        raise JSONPatchError(f'doc is missing path: "{pointer}"')
+    return doc
+
+
+def _remove(doc: Any, pointer: str) -> Any:
+    parent, token = _parent(doc, pointer)
+    if isinstance(parent, dict):
+        if token not in parent:
+            raise JSONPatchError(f'unable to remove nonexistent key: {token}: missing value')
+        del parent[token]
+    elif isinstance(parent, list):
+        del parent[_index(parent, token, for_add=False)]
+    else:
+        raise JSONPatchError(f'doc is missing path: "{pointer}"')
+    return doc
+
+
+def apply_json_patch(document: Any, operations: Any) -> Any:
+    if not isinstance(operations, list):
+        raise JSONPatchError("json patch must be an array of operations")
+    doc = deep_copy(document)
+    for op in operations:
+        if not isinstance(op, dict) or not isinstance(op.get("op"), str):
+            raise JSONPatchError("invalid operation: missing op")
+        kind, path = op["op"], op.get("path")
+        if not isinstance(path, str):
+            raise JSONPatchError(f"operation {kind} is missing path")
+        if kind in ("add", "replace", "test") and "value" not in op:
+            raise JSONPatchError(f"missing value for operation {kind}")
+        if kind == "add":
+            doc = _add(doc, path, deep_copy(op["value"]))
+        elif kind == "remove":
+            doc = _remove(doc, path)
+        elif kind == "replace":
+            _get(doc, path)  # must exist
+            if path == "":
+                doc = deep_copy(op["value"])
+            else:
+                doc = _add(_remove(doc, path), path, deep_copy(op["value"]))
+        elif kind in ("move", "copy"):
+            source = op.get("from")
+            if not isinstance(source, str):
+                raise JSONPatchError(f"operation {kind} is missing from")
+            value = deep_copy(_get(doc, source))
+            if kind == "move":
+                doc = _remove(doc, source)
+            doc = _add(doc, path, value)
+        elif kind == "test":
+            if _get(doc, path) != op["value"]:
+                raise JSONPatchError(f"testing value {path} failed: test failed")
+        else:
+            raise JSONPatchError(f"Unexpected kind: {kind}")
+    return doc

@@ -1,0 +1,1 @@
+"""Authenticators: each turns a request credential (client cert, token) into a UserInfo, or passes."""

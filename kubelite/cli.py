@@ -1,0 +1,120 @@
+"""`kubelite serve`: run the API server. Flags carry kube-apiserver's names where it has one."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from kubelite.server.config import ConfigError, ServerConfig
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kubelite", description="A Kubernetes API server in Python.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the API server")
+    serve.add_argument("--insecure-port", type=int, default=8080,
+                       help="plain HTTP port without authentication, for local use (0 picks a free port, -1 disables)")
+    serve.add_argument("--insecure-bind-address", default="127.0.0.1")
+    serve.add_argument("--secure-port", type=int, default=6443,
+                       help="HTTPS port with client-certificate authentication (0 picks a free port, -1 disables)")
+    serve.add_argument("--bind-address", default="127.0.0.1",
+                       help="address of the secure port; kube-apiserver defaults to 0.0.0.0, kubelite to loopback")
+    serve.add_argument("--data-dir", default="./kubelite-data", help="where the store and the PKI live")
+    serve.add_argument("--cert-dir", default=None, help="where the certificates live (default: <data-dir>/pki)")
+    serve.add_argument("--service-cluster-ip-range", default="10.96.0.0/12")
+    serve.add_argument("--storage-backend", default="sqlite", choices=["sqlite"])
+    serve.add_argument("--etcd-compaction-interval", default="5m",
+                       help="how often history is compacted (Go duration, e.g. 5m, 30s; 0 disables)")
+    serve.add_argument("--watch-bookmark-interval", default="1m",
+                       help="kubelite: how often watches with allowWatchBookmarks get a BOOKMARK")
+    serve.add_argument("--min-request-timeout", type=int, default=1800,
+                       help="seconds a watch lasts at least when the client sets no timeoutSeconds")
+    serve.add_argument("-v", "--v", type=int, default=0, dest="verbosity", help="log verbosity")
+    return parser
+
+
+def parse_duration(text: str) -> float:
+    """A Go-style duration (`5m`, `30s`, `1h30m`, `250ms`) or plain seconds."""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    total, number = 0.0, ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch.isdigit() or ch == ".":
+            number += ch
+            i += 1
+            continue
+        unit = "ms" if text.startswith("ms", i) else ch
+        if unit not in units or not number:
+            raise ConfigError(f"invalid duration {text!r}: use e.g. 5m, 30s or 1h")
+        total += float(number) * units[unit]
+        number = ""
+        i += len(unit)
+    if number:
+        raise ConfigError(f"invalid duration {text!r}: missing unit after {number}")
+    return total
+
+
+async def _serve(config: ServerConfig) -> None:
+    from kubelite.server.apiserver import APIServer
+
+    server = APIServer(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    running = await server.start()
+    if running.insecure_port is not None:
+        print(f"kubelite: serving insecurely on http://{config.insecure_bind_address}:{running.insecure_port}",
+              flush=True)
+    if running.secure_port is not None:
+        print(f"kubelite: serving securely on https://{config.bind_address}:{running.secure_port}", flush=True)
+        print(f"kubelite: admin kubeconfig at {running.kubeconfig}", flush=True)
+    print("kubelite: ready", flush=True)
+    await stop.wait()
+    await server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbosity >= 4 else logging.INFO if args.verbosity else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    data_dir = Path(args.data_dir).resolve()
+    try:
+        config = ServerConfig(
+            data_dir=data_dir,
+            cert_dir=Path(args.cert_dir).resolve() if args.cert_dir else data_dir / "pki",
+            insecure_port=args.insecure_port,
+            insecure_bind_address=args.insecure_bind_address,
+            secure_port=args.secure_port,
+            bind_address=args.bind_address,
+            service_cluster_ip_range=args.service_cluster_ip_range,
+            storage_backend=args.storage_backend,
+            compaction_interval=parse_duration(args.etcd_compaction_interval),
+            watch_bookmark_interval=parse_duration(args.watch_bookmark_interval),
+            min_request_timeout=float(args.min_request_timeout),
+        )
+        config.validate()
+    except ConfigError as exc:
+        print(f"kubelite: {exc}", file=sys.stderr)
+        return 2
+    try:
+        import uvloop
+
+        uvloop.run(_serve(config))
+    except OSError as exc:
+        print(f"kubelite: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""What kube-apiserver creates for itself at start: the system namespaces and the `kubernetes` Service
+with its Endpoints pointing at the secure port (kube's bootstrap controller)."""
+
+from __future__ import annotations
+
+from kubelite.apimachinery.errors import StatusError
+from kubelite.apimachinery.meta import Obj
+from kubelite.registry.builtin import Registry
+from kubelite.registry.options import WriteParams
+
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+async def _ensure(registry: Registry, group: str, resource: str, namespace: str, obj: Obj) -> None:
+    store = registry.store(group, resource)
+    try:
+        await store.get(namespace, obj["metadata"]["name"])
+    except StatusError as exc:
+        if exc.code != 404:
+            raise
+        try:
+            await store.create(namespace, obj, WriteParams())
+        except StatusError as create_exc:
+            if create_exc.code != 409:
+                raise
+
+
+async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: str, secure_port: int) -> None:
+    for name in SYSTEM_NAMESPACES:
+        await _ensure(registry, "", "namespaces", "", {"metadata": {"name": name}})
+    labels = {"component": "apiserver", "provider": "kubernetes"}
+    await _ensure(registry, "", "services", "default", {
+        "metadata": {"name": "kubernetes", "namespace": "default", "labels": labels},
+        "spec": {
+            "clusterIP": service_ip,
+            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": secure_port}],
+            "sessionAffinity": "None",
+            "type": "ClusterIP",
+        },
+    })
+    endpoints = registry.store("", "endpoints")
+    desired = [{"addresses": [{"ip": advertise_address}],
+                "ports": [{"name": "https", "port": secure_port, "protocol": "TCP"}]}]
+
+    async def point_at_us(current: Obj | None) -> Obj:
+        obj = current or {"metadata": {"name": "kubernetes", "namespace": "default", "labels": {
+            "endpointslice.kubernetes.io/skip-mirror": "true"}}}
+        obj["subsets"] = desired
+        return obj
+
+    await endpoints.update("default", "kubernetes", point_at_us, WriteParams(), allow_create=True)

@@ -1,0 +1,139 @@
+"""Discovery documents: /api, /apis, /apis/{group}, the per group-version resource lists, and aggregated
+discovery (apidiscovery.k8s.io/v2), which kubectl 1.3x asks for first and which saves it a request per group."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kubelite.registry.spec import ResourceSpec
+
+AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+
+
+class Discovery:
+    """Discovery documents for a fixed set of resources, built once (they only change with CRDs)."""
+
+    def __init__(self, resources: Sequence[ResourceSpec], group_order: Sequence[str], server_address: str) -> None:
+        self.resources = list(resources)
+        groups = {r.group for r in resources if r.group}
+        self.group_names = [g for g in group_order if g in groups] + sorted(groups - set(group_order))
+        self.server_address = server_address
+
+    def _versions(self, group: str) -> list[str]:
+        seen: list[str] = []
+        for r in self.resources:
+            if r.group == group and r.version not in seen:
+                seen.append(r.version)
+        return seen
+
+    def _resources_of(self, group: str, version: str) -> list[ResourceSpec]:
+        return [r for r in self.resources if r.group == group and r.version == version]
+
+    # -- legacy documents ---------------------------------------------------------------------------
+
+    def api_versions(self) -> dict[str, Any]:
+        return {
+            "kind": "APIVersions",
+            "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": self.server_address}],
+        }
+
+    def api_group(self, group: str) -> dict[str, Any] | None:
+        versions = self._versions(group)
+        if not versions:
+            return None
+        gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
+        return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": gvs, "preferredVersion": gvs[0]}
+
+    def api_group_list(self) -> dict[str, Any]:
+        groups = []
+        for name in self.group_names:
+            group = self.api_group(name)
+            if group is not None:
+                group = {k: v for k, v in group.items() if k not in ("kind", "apiVersion")}
+                groups.append(group)
+        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+    def resource_list(self, group: str, version: str) -> dict[str, Any] | None:
+        specs = self._resources_of(group, version)
+        if not specs:
+            return None
+        entries: list[dict[str, Any]] = []
+        for spec in sorted(specs, key=lambda s: s.resource):
+            entry: dict[str, Any] = {
+                "name": spec.resource,
+                "singularName": spec.singular,
+                "namespaced": spec.namespaced,
+                "kind": spec.kind,
+                "verbs": list(spec.verbs),
+            }
+            if spec.short_names:
+                entry["shortNames"] = list(spec.short_names)
+            if spec.categories:
+                entry["categories"] = list(spec.categories)
+            entries.append(entry)
+            for sub in spec.subresources:
+                sub_entry: dict[str, Any] = {
+                    "name": f"{spec.resource}/{sub.name}",
+                    "singularName": "",
+                    "namespaced": spec.namespaced,
+                    "kind": sub.kind or spec.kind,
+                    "verbs": list(sub.verbs),
+                }
+                if sub.group is not None and (sub.group, sub.version) != (spec.group, spec.version):
+                    sub_entry["group"] = sub.group
+                    sub_entry["version"] = sub.version
+                entries.append(sub_entry)
+        return {
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": f"{group}/{version}" if group else version,
+            "resources": entries,
+        }
+
+    # -- aggregated documents -------------------------------------------------------------------------
+
+    def aggregated(self, legacy: bool) -> dict[str, Any]:
+        names = [""] if legacy else self.group_names
+        items = []
+        for group in names:
+            versions = []
+            for version in self._versions(group):
+                versions.append({
+                    "version": version,
+                    "resources": [self._aggregated_resource(s) for s in sorted(
+                        self._resources_of(group, version), key=lambda s: s.resource)],
+                    "freshness": "Current",
+                })
+            items.append({"metadata": {"name": group, "creationTimestamp": None}, "versions": versions})
+        return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items}
+
+    @staticmethod
+    def _aggregated_resource(spec: ResourceSpec) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "resource": spec.resource,
+            "responseKind": {"group": spec.group, "version": spec.version, "kind": spec.kind},
+            "scope": "Namespaced" if spec.namespaced else "Cluster",
+            "singularResource": spec.singular,
+            "verbs": list(spec.verbs),
+        }
+        if spec.short_names:
+            out["shortNames"] = list(spec.short_names)
+        if spec.categories:
+            out["categories"] = list(spec.categories)
+        if spec.subresources:
+            out["subresources"] = [
+                {
+                    "subresource": sub.name,
+                    "responseKind": {
+                        "group": sub.group if sub.group is not None else spec.group,
+                        "version": sub.version or spec.version,
+                        "kind": sub.kind or spec.kind,
+                    },
+                    "verbs": list(sub.verbs),
+                }
+                for sub in spec.subresources
+            ]
+        return out

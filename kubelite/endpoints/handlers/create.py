@@ -1,0 +1,29 @@
+"""POST: create an object in a collection (kube's `handlers/create.go`)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from kubelite.admission import Attributes
+from kubelite.apimachinery.meta import Obj
+from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers.negotiation import negotiate, write_object
+from kubelite.endpoints.handlers.scope import RequestScope
+from kubelite.endpoints.request_context import user_from
+from kubelite.endpoints.request_info import RequestInfo
+
+
+async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
+    write = params.write_params(request)
+    obj = await params.read_object(request)
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    attrs = Attributes("CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request),
+                       write.dry_run)
+    await scope.admission.admit(attrs, obj)
+
+    async def validate(final: Obj, old: Obj | None) -> None:
+        await scope.admission.validate(attrs, final, old)
+
+    created = await scope.store.create(info.namespace, obj, write, validate=validate)
+    return write_object(created, negotiated, status=201)

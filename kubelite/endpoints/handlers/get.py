@@ -1,0 +1,45 @@
+"""GET of one object and of a collection (list), with Table and PartialObjectMetadata conversion."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from kubelite.apimachinery.errors import StatusError
+from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers.negotiation import Conversion, negotiate, write_object
+from kubelite.endpoints.handlers.scope import RequestScope
+from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
+from kubelite.endpoints.request_info import RequestInfo
+
+
+async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    negotiated = negotiate(request.headers.get("Accept"))
+    obj = await scope.store.get(info.namespace, info.name)
+    if negotiated.conversion is Conversion.TABLE:
+        include = include_object_param(request.query.get("includeObject"))
+        meta = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}
+        return write_object(to_table(scope.spec, [obj], list_meta=meta, include_object=include), negotiated)
+    if negotiated.conversion is Conversion.PARTIAL:
+        return write_object(partial_metadata(obj), negotiated)
+    if negotiated.conversion is Conversion.PARTIAL_LIST:
+        raise StatusError(406, "NotAcceptable", "only the following media types are accepted: application/json")
+    return write_object(obj, negotiated)
+
+
+async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    negotiated = negotiate(request.headers.get("Accept"))
+    listed = await scope.store.list(info.namespace, params.list_params(request.query))
+    if negotiated.conversion is Conversion.TABLE:
+        include = include_object_param(request.query.get("includeObject"))
+        return write_object(
+            to_table(scope.spec, listed["items"], list_meta=listed["metadata"], include_object=include), negotiated
+        )
+    if negotiated.conversion in (Conversion.PARTIAL_LIST, Conversion.PARTIAL):
+        partial = {
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": listed["metadata"],
+            "items": [partial_metadata(item) for item in listed["items"]],
+        }
+        return write_object(partial, negotiated)
+    return write_object(listed, negotiated)

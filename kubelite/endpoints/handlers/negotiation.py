@@ -1,0 +1,86 @@
+"""Response negotiation and writers: pick JSON, YAML, Table or PartialObjectMetadata from Accept, and write
+objects and Status errors in that form."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery.errors import StatusError
+from kubelite.apimachinery.meta import Obj
+
+
+class Conversion(enum.Enum):
+    NONE = "none"
+    TABLE = "Table"
+    PARTIAL = "PartialObjectMetadata"
+    PARTIAL_LIST = "PartialObjectMetadataList"
+
+
+@dataclass(frozen=True, slots=True)
+class Negotiated:
+    content_type: str  # application/json or application/yaml
+    conversion: Conversion = Conversion.NONE
+
+    @property
+    def key(self) -> str:
+        """Identifies the wire form, so an event is encoded once per form for all watchers."""
+        return f"{self.content_type}|{self.conversion.value}"
+
+
+_JSON_TYPES = ("application/json", "application/*", "*/*")
+_CONVERSIONS = {
+    "Table": Conversion.TABLE,
+    "PartialObjectMetadata": Conversion.PARTIAL,
+    "PartialObjectMetadataList": Conversion.PARTIAL_LIST,
+}
+
+
+def negotiate(accept: str | None, *, allow_conversion: bool = True) -> Negotiated:
+    for media in serializers.parse_media_types(accept):
+        conversion = media.conversion
+        if conversion:
+            if not allow_conversion or media.type != "application/json":
+                continue
+            if media.params.get("g") != "meta.k8s.io" or media.params.get("v") not in ("v1", "v1beta1"):
+                continue
+            if conversion in _CONVERSIONS:
+                return Negotiated("application/json", _CONVERSIONS[conversion])
+            continue
+        if media.type in _JSON_TYPES:
+            return Negotiated("application/json")
+        if media.type in ("application/yaml", "application/yml"):
+            return Negotiated("application/yaml")
+    raise errors.not_acceptable()
+
+
+def encode(value: object, negotiated: Negotiated) -> bytes:
+    if negotiated.content_type == "application/yaml":
+        return serializers.dumps_yaml(value)
+    return serializers.dumps_json(value)
+
+
+def write_object(obj: Obj, negotiated: Negotiated, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(
+        body=encode(obj, negotiated), status=status, content_type=negotiated.content_type, headers=headers
+    )
+
+
+def write_json(value: object, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(body=serializers.dumps_json(value), status=status, content_type="application/json",
+                        headers=headers)
+
+
+def write_status(err: StatusError, accept: str | None = None) -> web.Response:
+    try:
+        negotiated = negotiate(accept, allow_conversion=False)
+    except StatusError:
+        negotiated = Negotiated("application/json")
+    headers = dict(err.headers)
+    if err.details and "retryAfterSeconds" in err.details:
+        headers["Retry-After"] = str(err.details["retryAfterSeconds"])
+    return web.Response(body=encode(err.to_status(), negotiated), status=err.code,
+                        content_type=negotiated.content_type, headers=headers)

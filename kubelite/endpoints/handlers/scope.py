@@ -1,0 +1,35 @@
+"""RequestScope: everything a verb handler needs about the resource it serves (kube's `handlers.RequestScope`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from aiohttp import web
+
+from kubelite.admission import AdmissionChain
+from kubelite.endpoints.request_info import RequestInfo
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.store import Store
+from kubelite.registry.strategy import Strategy
+
+
+class SubresourceHandler(Protocol):
+    async def __call__(self, request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse: ...
+
+
+@dataclass(slots=True)
+class RequestScope:
+    spec: ResourceSpec
+    store: Store
+    admission: AdmissionChain
+    #: strategies of update-able subresources (status)
+    subresource_strategies: dict[str, Strategy] = field(default_factory=dict)
+    #: subresources with their own handlers (scale, binding, log)
+    subresource_handlers: dict[str, SubresourceHandler] = field(default_factory=dict)
+    #: seconds between watch bookmarks
+    bookmark_interval: float = 60.0
+    #: bound handler for the default watch timeout (kube: min-request-timeout 1800s, randomized)
+    watch_timeout: Callable[[], float] = lambda: 1800.0
+    on_response: Callable[[], Awaitable[None]] | None = None

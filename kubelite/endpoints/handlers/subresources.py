@@ -1,0 +1,98 @@
+"""Handlers of subresources that are not the object itself: scale, binding, log."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery.meta import Obj, deep_copy
+from kubelite.apimachinery.patch.json_patch import JSONPatchError, apply_json_patch
+from kubelite.apimachinery.patch.merge import apply_merge_patch
+from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers.negotiation import negotiate, write_object
+from kubelite.endpoints.handlers.scope import RequestScope
+from kubelite.endpoints.request_info import RequestInfo
+from kubelite.registry.apps.scale import to_scale, update_scale
+
+
+async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
+    if info.verb == "get":
+        return write_object(to_scale(await scope.store.get(info.namespace, info.name)), negotiated)
+    write = params.write_params(request)
+    if info.verb == "update":
+        body = await params.read_object(request)
+
+        async def replace(current: Obj | None) -> Obj:
+            return deep_copy(body)
+
+        return write_object(await update_scale(scope.store, info.namespace, info.name, replace, write), negotiated)
+    if info.verb == "patch":
+        content_type = serializers.content_type_of(request.headers.get("Content-Type"))
+        patch_body = serializers.decode_body(await params.read_body(request), content_type)
+
+        async def patched(current: Obj | None) -> Obj:
+            assert current is not None
+            if content_type == serializers.JSON_PATCH:
+                try:
+                    return apply_json_patch(current, patch_body)  # type: ignore[no-any-return]
+                except JSONPatchError as exc:
+                    raise errors.StatusError(422, "Invalid", str(exc)) from exc
+            if content_type in (serializers.MERGE_PATCH, serializers.STRATEGIC_MERGE_PATCH):
+                return apply_merge_patch(current, patch_body)  # type: ignore[no-any-return]
+            raise errors.unsupported_media_type(content_type)
+
+        return write_object(await update_scale(scope.store, info.namespace, info.name, patched, write), negotiated)
+    raise errors.method_not_allowed()
+
+
+async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    """POST pods/{name}/binding (or the bindings collection): assign a pod to a node, once."""
+    if info.verb != "create":
+        raise errors.method_not_allowed()
+    negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
+    write = params.write_params(request)
+    body = await params.read_object(request)
+    meta = body.get("metadata") or {}
+    name = info.name if info.subresource else str(meta.get("name") or "")
+    if info.subresource and meta.get("name") and meta["name"] != info.name:
+        raise errors.bad_request("name in URL does not match name in Binding object")
+    target = body.get("target") or {}
+    node = target.get("name")
+    if not node:
+        raise errors.invalid("", "Binding", name, [errors.Cause("FieldValueRequired", "Required value", "target.name")])
+
+    async def bind(current: Obj | None) -> Obj:
+        if current is None:
+            raise errors.not_found(scope.spec.group_resource, name)
+        if current["metadata"].get("deletionTimestamp"):
+            raise errors.conflict(scope.spec.group_resource, name, "pod is being deleted, cannot be assigned to a host")
+        spec = current.setdefault("spec", {})
+        if spec.get("nodeName"):
+            raise errors.conflict(scope.spec.group_resource, name,
+                                  f"pod {name} is already assigned to node \"{spec['nodeName']}\"")
+        spec["nodeName"] = node
+        for key, value in (meta.get("annotations") or {}).items():
+            current["metadata"].setdefault("annotations", {})[key] = value
+        return current
+
+    pods = scope.store
+    await pods.update(info.namespace, name, bind, write, allow_create=False)
+    return write_object({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},
+                        negotiated, status=201)
+
+
+async def log(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    """pods/{name}/log: kubelite runs no containers, so a scheduled pod has an empty log."""
+    pod = await scope.store.get(info.namespace, info.name)
+    containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers") or []]
+    container = request.query.get("container")
+    if not container and len(containers) > 1:
+        raise errors.bad_request(
+            f"a container name must be specified for pod {info.name}, choose one of: [{' '.join(containers)}]"
+        )
+    if container and container not in containers:
+        raise errors.bad_request(f"container {container} is not valid for pod {info.name}")
+    if not (pod.get("spec") or {}).get("nodeName"):
+        raise errors.bad_request(f"pod {info.name} does not have a host assigned")
+    return web.Response(body=b"", content_type="text/plain")

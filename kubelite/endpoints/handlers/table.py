@@ -1,0 +1,52 @@
+"""Table and PartialObjectMetadata conversion (what `kubectl get` asks for with `as=Table`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubelite.apimachinery import errors
+from kubelite.apimachinery.meta import Obj, now
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.tables import TABLES, TableSpec, default_table
+
+_INCLUDE = ("None", "Metadata", "Object")
+
+
+def table_spec_for(spec: ResourceSpec) -> TableSpec:
+    return TABLES.get((spec.group, spec.resource)) or default_table()
+
+
+def include_object_param(value: str | None) -> str:
+    if value in (None, ""):
+        return "Metadata"
+    if value not in _INCLUDE:
+        raise errors.bad_request(f'includeObject: Unsupported value: "{value}": supported values: "Metadata", "None", "Object"')
+    return value
+
+
+def partial_metadata(obj: Obj) -> Obj:
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata") or {}}
+
+
+def to_table(
+    spec: ResourceSpec,
+    objects: list[Obj],
+    *,
+    list_meta: dict[str, Any] | None,
+    include_object: str,
+    with_headers: bool = True,
+) -> Obj:
+    table_spec = table_spec_for(spec)
+    when = now()
+    rows = []
+    for obj in objects:
+        row: dict[str, Any] = {"cells": table_spec.row(obj, when)}
+        if include_object == "Metadata":
+            row["object"] = partial_metadata(obj)
+        elif include_object == "Object":
+            row["object"] = obj
+        rows.append(row)
+    table: Obj = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta or {}}
+    table["columnDefinitions"] = table_spec.columns if with_headers else None
+    table["rows"] = rows
+    return table

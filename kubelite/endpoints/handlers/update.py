@@ -1,0 +1,40 @@
+"""PUT: replace an object, or its status (kube's `handlers/update.go`); optimistic concurrency on resourceVersion."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from kubelite.admission import Attributes
+from kubelite.apimachinery import errors
+from kubelite.apimachinery.meta import Obj, deep_copy
+from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers.negotiation import negotiate, write_object
+from kubelite.endpoints.handlers.scope import RequestScope
+from kubelite.endpoints.request_context import user_from
+from kubelite.endpoints.request_info import RequestInfo
+
+
+async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
+    write = params.write_params(request)
+    obj = await params.read_object(request)
+    strategy = None
+    if info.subresource:
+        strategy = scope.subresource_strategies.get(info.subresource)
+        if strategy is None:
+            raise errors.not_found(scope.spec.group_resource, info.name)
+    attrs = Attributes("UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request),
+                       write.dry_run)
+
+    async def replace(current: Obj | None) -> Obj:
+        new = deep_copy(obj)
+        await scope.admission.admit(attrs, new, current)
+        return new
+
+    async def validate(final: Obj, old: Obj | None) -> None:
+        await scope.admission.validate(attrs, final, old)
+
+    result, created = await scope.store.update(
+        info.namespace, info.name, replace, write, strategy=strategy, validate=validate
+    )
+    return write_object(result, negotiated, status=201 if created else 200)

@@ -1,0 +1,116 @@
+"""Watch: a chunked stream of `{"type","object"}` lines from the watch cache (kube's `handlers/watch.go`).
+
+Each event is encoded once per wire form and shared by every watcher of that form. The stream ends at the
+client's timeoutSeconds (or the server's default), when the client goes away, or when the watch cache cuts
+a watcher off for falling behind; the client then re-watches or re-lists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from aiohttp import web
+
+from kubelite.apimachinery import serializers
+from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers.negotiation import Conversion, Negotiated, encode, negotiate
+from kubelite.endpoints.handlers.scope import RequestScope
+from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
+from kubelite.endpoints.request_info import RequestInfo
+from kubelite.storage.cacher import CacheWatcher
+from kubelite.storage.interface import EventType, WatchEvent
+
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    negotiated = negotiate(request.headers.get("Accept"))
+    list_params = params.list_params(request.query)
+    if info.name:  # legacy /watch/.../{name}: a watch on one object
+        from kubelite.apimachinery.selectors import parse_field_selector
+
+        selector = f"metadata.name={info.name}"
+        if list_params.field_selector is not None and not list_params.field_selector.empty:
+            selector += "," + str(list_params.field_selector)
+        list_params = params.ListParams(**{**_as_dict(list_params), "field_selector": parse_field_selector(selector)})
+    include = include_object_param(request.query.get("includeObject"))
+    watcher = await scope.store.watch(info.namespace, list_params)
+    timeout = list_params.timeout_seconds if list_params.timeout_seconds else scope.watch_timeout()
+
+    response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.content_type})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    encoder = _EventEncoder(scope, negotiated, include)
+    bookmarks = None
+    if list_params.allow_watch_bookmarks:
+        bookmarks = asyncio.create_task(_bookmark_ticker(watcher, scope.bookmark_interval))
+    try:
+        async with asyncio.timeout(timeout):
+            async for event in watcher:
+                await response.write(encoder.frame(event))
+    except (TimeoutError, ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        watcher.stop()
+        if bookmarks is not None:
+            bookmarks.cancel()
+    with contextlib.suppress(ConnectionResetError, RuntimeError):
+        await response.write_eof()
+    return response
+
+
+async def _bookmark_ticker(watcher: CacheWatcher, interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        watcher.request_bookmark()
+
+
+def _as_dict(list_params: params.ListParams) -> dict[str, Any]:
+    return {name: getattr(list_params, name) for name in list_params.__slots__}  # type: ignore[attr-defined]
+
+
+class _EventEncoder:
+    def __init__(self, scope: RequestScope, negotiated: Negotiated, include: str) -> None:
+        self.scope = scope
+        self.negotiated = negotiated
+        self.include = include
+        self.key = f"{negotiated.key}|{include}"
+        self.headers_sent = False
+
+    def frame(self, event: WatchEvent) -> bytes:
+        if event.type is EventType.BOOKMARK:
+            return self._encode(event.type, self._bookmark_object(event))
+        if self.negotiated.conversion is Conversion.TABLE:
+            # the first Table carries the column definitions, later ones only their row
+            with_headers = not self.headers_sent
+            self.headers_sent = True
+            table = to_table(
+                self.scope.spec, [event.obj],
+                list_meta={"resourceVersion": event.obj["metadata"].get("resourceVersion", "")},
+                include_object=self.include, with_headers=with_headers,
+            )
+            return self._encode(event.type, table)
+        cache = event.encoded
+        if cache is not None and self.key in cache:
+            return cache[self.key]
+        obj = event.obj
+        if self.negotiated.conversion in (Conversion.PARTIAL, Conversion.PARTIAL_LIST):
+            obj = partial_metadata(obj)
+        data = self._encode(event.type, obj)
+        if cache is None:
+            event.encoded = cache = {}
+        cache[self.key] = data
+        return data
+
+    def _bookmark_object(self, event: WatchEvent) -> dict[str, Any]:
+        meta: dict[str, Any] = {"resourceVersion": str(event.revision), "creationTimestamp": None}
+        if event.obj.get("initialEventsEnd"):
+            meta["annotations"] = {INITIAL_EVENTS_END: "true"}
+        return {"kind": self.scope.spec.kind, "apiVersion": self.scope.spec.api_version, "metadata": meta}
+
+    def _encode(self, event_type: EventType, obj: Any) -> bytes:
+        if self.negotiated.content_type == "application/json":
+            return b'{"type":"' + event_type.value.encode() + b'","object":' + serializers.dumps_json(obj) + b"}\n"
+        return encode({"type": event_type.value, "object": obj}, self.negotiated) + b"---\n"

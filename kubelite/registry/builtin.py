@@ -1,0 +1,147 @@
+"""Builds the Store of every built-in resource: its strategy, its key root, its status strategy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubelite.registry.apps.workloads import (
+    CronJobStrategy,
+    DaemonSetStrategy,
+    DeploymentStrategy,
+    JobStrategy,
+    ReplicaSetStrategy,
+    ReplicationControllerStrategy,
+    StatefulSetStrategy,
+    WorkloadStrategy,
+)
+from kubelite.registry.catalog import BUILTIN_RESOURCES
+from kubelite.registry.core.configmaps import ConfigMapStrategy
+from kubelite.registry.core.events import EventStrategy, EventsV1Strategy
+from kubelite.registry.core.namespaces import NamespaceFinalizeStrategy, NamespaceStrategy, mark_terminating
+from kubelite.registry.core.pods import PodStrategy
+from kubelite.registry.core.secrets import SecretStrategy
+from kubelite.registry.core.services import ServiceStore, ServiceStrategy
+from kubelite.registry.options import DeleteParams
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.store import Store
+from kubelite.registry.strategy import StatusStrategy, Strategy
+from kubelite.storage.cacher import Cacher
+from kubelite.storage.interface import Storage
+
+
+class NodeStrategy(Strategy):
+    tracks_generation = False
+    selectable_fields = ("spec.unschedulable",)
+
+
+class SpecStrategy(Strategy):
+    """Kinds with a spec whose changes bump metadata.generation."""
+
+    tracks_generation = True
+
+
+class PlainStrategy(Strategy):
+    """Kinds without generation tracking (data objects: leases, RBAC, endpoints, ...)."""
+
+    tracks_generation = False
+
+
+class ServiceAccountStrategy(PlainStrategy):
+    return_deleted_object = True
+
+
+class StorageClassStrategy(PlainStrategy):
+    return_deleted_object = True
+
+
+_STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
+    ("", "pods"): PodStrategy,
+    ("", "namespaces"): NamespaceStrategy,
+    ("", "secrets"): SecretStrategy,
+    ("", "configmaps"): ConfigMapStrategy,
+    ("", "services"): ServiceStrategy,
+    ("", "events"): EventStrategy,
+    ("", "nodes"): NodeStrategy,
+    ("", "serviceaccounts"): ServiceAccountStrategy,
+    ("", "replicationcontrollers"): ReplicationControllerStrategy,
+    ("", "podtemplates"): PlainStrategy,
+    ("events.k8s.io", "events"): EventsV1Strategy,
+    ("apps", "deployments"): DeploymentStrategy,
+    ("apps", "replicasets"): ReplicaSetStrategy,
+    ("apps", "statefulsets"): StatefulSetStrategy,
+    ("apps", "daemonsets"): DaemonSetStrategy,
+    ("batch", "jobs"): JobStrategy,
+    ("batch", "cronjobs"): CronJobStrategy,
+    ("autoscaling", "horizontalpodautoscalers"): SpecStrategy,
+    ("policy", "poddisruptionbudgets"): SpecStrategy,
+    ("networking.k8s.io", "ingresses"): SpecStrategy,
+    ("networking.k8s.io", "networkpolicies"): SpecStrategy,
+    ("networking.k8s.io", "ingressclasses"): SpecStrategy,
+    ("storage.k8s.io", "storageclasses"): StorageClassStrategy,
+}
+
+#: resources whose objects live under another resource's keys
+_NOT_STORED = {("", "bindings")}
+
+
+class NamespaceStore(Store):
+    """Namespaces are deleted in two steps: the first delete makes them Terminating while spec.finalizers
+    remain; the namespace controller empties them, clears the finalizers and deletes again."""
+
+    def on_deleting(self, obj: dict) -> None:  # type: ignore[type-arg]
+        mark_terminating(obj)
+
+    def finalizers_pending(self, obj: dict) -> bool:  # type: ignore[type-arg]
+        return super().finalizers_pending(obj) or bool((obj.get("spec") or {}).get("finalizers"))
+
+    async def delete(self, namespace: str, name: str, params: DeleteParams) -> tuple[dict, bool]:  # type: ignore[type-arg]
+        current = await self.get(namespace, name)
+        if (current.get("spec") or {}).get("finalizers"):
+            return await self._mark_deleting(namespace, name, 0, params), False
+        return await super().delete(namespace, name, params)
+
+
+@dataclass
+class Registry:
+    stores: dict[tuple[str, str], Store] = field(default_factory=dict)
+    status_strategies: dict[tuple[str, str], dict[str, Strategy]] = field(default_factory=dict)
+    cachers: list[Cacher] = field(default_factory=list)
+
+    def store(self, group: str, resource: str) -> Store:
+        return self.stores[(group, resource)]
+
+
+def key_root(spec: ResourceSpec) -> str:
+    return spec.resource if spec.group in ("", "apps", "batch") else f"{spec.group}/{spec.resource}"
+
+
+async def build_registry(storage: Storage, resources: tuple[ResourceSpec, ...] = BUILTIN_RESOURCES) -> Registry:
+    registry = Registry()
+    for spec in resources:
+        if (spec.group, spec.resource) in _NOT_STORED:
+            continue
+        strategy_type = _STRATEGIES.get((spec.group, spec.resource))
+        if strategy_type is None:
+            strategy_type = PlainStrategy
+        strategy = strategy_type(spec)
+        root = key_root(spec)
+        cacher = Cacher(storage, f"/registry/{root}/")
+        registry.cachers.append(cacher)
+        store_type: type[Store] = Store
+        if spec.resource == "services" and spec.group == "":
+            store_type = ServiceStore
+        elif spec.resource == "namespaces" and spec.group == "":
+            store_type = NamespaceStore
+        registry.stores[(spec.group, spec.resource)] = store_type(spec, strategy, cacher, key_root=root)
+        subs: dict[str, Strategy] = {}
+        if spec.subresource("status"):
+            subs["status"] = StatusStrategy(strategy)
+        if spec.subresource("finalize"):
+            subs["finalize"] = NamespaceFinalizeStrategy(strategy)
+        registry.status_strategies[(spec.group, spec.resource)] = subs
+    for cacher in registry.cachers:
+        await cacher.start()
+    return registry
+
+
+__all__ = ["Registry", "WorkloadStrategy", "build_registry", "key_root"]

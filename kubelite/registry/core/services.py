@@ -1,0 +1,201 @@
+"""Services: defaults, ClusterIP and NodePort allocation, immutable clusterIP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.validation import FieldError
+from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
+from kubelite.registry.options import DeleteParams, WriteParams
+from kubelite.registry.store import Store, ValidateFunc
+from kubelite.registry.strategy import Strategy
+
+_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+
+
+def _needs_node_ports(spec: dict[str, Any]) -> bool:
+    return spec.get("type") in ("NodePort", "LoadBalancer")
+
+
+class ServiceStrategy(Strategy):
+    tracks_generation = False
+    return_deleted_object = True
+    selectable_fields = ("spec.clusterIP", "spec.type")
+
+    def initial_status(self, obj: Obj) -> dict[str, Any] | None:
+        return {"loadBalancer": {}}
+
+    def default(self, obj: Obj) -> None:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        spec.setdefault("type", "ClusterIP")
+        if spec["type"] == "ExternalName":
+            return
+        spec.setdefault("sessionAffinity", "None")
+        spec.setdefault("internalTrafficPolicy", "Cluster")
+        if _needs_node_ports(spec):
+            spec.setdefault("externalTrafficPolicy", "Cluster")
+            if spec["type"] == "LoadBalancer":
+                spec.setdefault("allocateLoadBalancerNodePorts", True)
+        for port in spec.get("ports") or []:
+            if isinstance(port, dict):
+                port.setdefault("protocol", "TCP")
+                if "targetPort" not in port and "port" in port:
+                    port["targetPort"] = port["port"]
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec")
+        errs: list[FieldError] = []
+        if not isinstance(spec, dict):
+            return [FieldError.required("spec", "")]
+        if spec.get("type") not in _TYPES:
+            errs.append(FieldError.not_supported("spec.type", spec.get("type"), list(_TYPES)))
+        if spec.get("type") == "ExternalName":
+            if not spec.get("externalName"):
+                errs.append(FieldError.required("spec.externalName", ""))
+            return errs
+        ports = spec.get("ports") or []
+        if not ports and spec.get("clusterIP") != "None":
+            errs.append(FieldError.required("spec.ports", ""))
+        names: set[str] = set()
+        for i, port in enumerate(ports):
+            if not isinstance(port, dict):
+                errs.append(FieldError.invalid(f"spec.ports[{i}]", port, "must be an object"))
+                continue
+            number = port.get("port")
+            if not isinstance(number, int) or not 1 <= number <= 65535:
+                errs.append(FieldError.invalid(f"spec.ports[{i}].port", number,
+                                               "must be between 1 and 65535, inclusive"))
+            if len(ports) > 1 and not port.get("name"):
+                errs.append(FieldError.required(f"spec.ports[{i}].name", ""))
+            if port.get("name"):
+                if port["name"] in names:
+                    errs.append(FieldError.duplicate(f"spec.ports[{i}].name", port["name"]))
+                names.add(port["name"])
+            if port.get("protocol") not in ("TCP", "UDP", "SCTP"):
+                errs.append(FieldError.not_supported(f"spec.ports[{i}].protocol", port.get("protocol"),
+                                                     ["SCTP", "TCP", "UDP"]))
+        return errs
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        super().prepare_for_update(new, old)
+        new_spec, old_spec = new.get("spec"), old.get("spec") or {}
+        if isinstance(new_spec, dict):
+            # a PUT that leaves the allocated addresses out keeps them (kube does the same since 1.20)
+            for key in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
+                if key not in new_spec and key in old_spec and new_spec.get("type") != "ExternalName":
+                    new_spec[key] = old_spec[key]
+            old_ports = {(p.get("port"), p.get("protocol")): p.get("nodePort") for p in old_spec.get("ports") or []}
+            if _needs_node_ports(new_spec):
+                for port in new_spec.get("ports") or []:
+                    if isinstance(port, dict) and not port.get("nodePort"):
+                        kept = old_ports.get((port.get("port"), port.get("protocol", "TCP")))
+                        if kept:
+                            port["nodePort"] = kept
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = self.validate(new)
+        old_ip = (old.get("spec") or {}).get("clusterIP")
+        new_ip = (new.get("spec") or {}).get("clusterIP")
+        if old_ip and new_ip and old_ip != new_ip and (new.get("spec") or {}).get("type") != "ExternalName":
+            errs.append(FieldError.invalid("spec.clusterIPs[0]", [new_ip], "may not change once set"))
+        return errs
+
+
+class ServiceStore(Store):
+    """The Store plus address allocation around create, update and delete."""
+
+    ips: ClusterIPAllocator
+    node_ports: NodePortAllocator
+
+    def attach_allocators(self, ips: ClusterIPAllocator, node_ports: NodePortAllocator) -> None:
+        self.ips = ips
+        self.node_ports = node_ports
+
+    async def repair(self) -> None:
+        from kubelite.registry.options import ListParams
+
+        for svc in (await self.list("", ListParams()))["items"]:
+            self._mark(svc)
+
+    def _mark(self, svc: Obj) -> None:
+        spec = svc.get("spec") or {}
+        ip = spec.get("clusterIP")
+        if ip and ip != "None":
+            self.ips.mark(ip)
+        for port in spec.get("ports") or []:
+            if port.get("nodePort"):
+                self.node_ports.mark(port["nodePort"])
+
+    def _allocate(self, svc: Obj) -> tuple[str | None, list[int]]:
+        spec = svc.get("spec")
+        if not isinstance(spec, dict) or spec.get("type", "ClusterIP") == "ExternalName":
+            return None, []
+        ip = None
+        wanted = spec.get("clusterIP")
+        if wanted != "None":
+            if wanted and not self.ips.contains(wanted):
+                from kubelite.apimachinery import errors
+
+                raise errors.invalid("", "Service", (svc.get("metadata") or {}).get("name", ""), [errors.Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{wanted}": failed to allocate IP {wanted}: the provided IP ({wanted}) is not '
+                    f"in the valid range. The range of valid IPs is {self.ips.network}", "spec.clusterIPs")])
+            ip = self.ips.allocate(wanted or None)
+            spec["clusterIP"] = ip
+            spec["clusterIPs"] = [ip]
+        else:
+            spec["clusterIPs"] = ["None"]
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+        ports: list[int] = []
+        if spec.get("type") in ("NodePort", "LoadBalancer"):
+            for port in spec.get("ports") or []:
+                if isinstance(port, dict):
+                    port["nodePort"] = self.node_ports.allocate(port.get("nodePort"))
+                    ports.append(port["nodePort"])
+        return ip, ports
+
+    def _release(self, ip: str | None, ports: list[int]) -> None:
+        if ip:
+            self.ips.release(ip)
+        for port in ports:
+            self.node_ports.release(port)
+
+    async def create(self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None) -> Obj:
+        ip, ports = self._allocate(obj)
+        try:
+            result = await super().create(namespace, obj, params, validate=validate)
+        except BaseException:
+            self._release(ip, ports)
+            raise
+        if params.dry_run:
+            self._release(ip, ports)
+        return result
+
+    async def update(self, namespace: str, name: str, update: Any, params: WriteParams, **kwargs: Any) -> tuple[Obj, bool]:
+        before = await self.get(namespace, name)
+        result, created = await super().update(namespace, name, update, params, **kwargs)
+        if not params.dry_run:
+            self._reconcile(before, result)
+        return result, created
+
+    def _reconcile(self, before: Obj, after: Obj) -> None:
+        old_spec, new_spec = before.get("spec") or {}, after.get("spec") or {}
+        old_ports = {p.get("nodePort") for p in old_spec.get("ports") or [] if p.get("nodePort")}
+        new_ports = {p.get("nodePort") for p in new_spec.get("ports") or [] if p.get("nodePort")}
+        for port in old_ports - new_ports:
+            self.node_ports.release(port)
+        for port in new_ports - old_ports:
+            self.node_ports.mark(port)
+
+    async def delete(self, namespace: str, name: str, params: DeleteParams) -> tuple[Obj, bool]:
+        obj, deleted = await super().delete(namespace, name, params)
+        if deleted and not params.dry_run:
+            spec = obj.get("spec") or {}
+            ip = spec.get("clusterIP")
+            self._release(ip if ip != "None" else None,
+                          [p["nodePort"] for p in spec.get("ports") or [] if p.get("nodePort")])
+        return obj, deleted

@@ -1,0 +1,457 @@
+"""The generic Store: one algorithm for every resource (kube's `registry/generic/registry/store.go`).
+
+A Store owns the key layout of its resource, runs the strategy hooks in their fixed order around storage
+calls, and translates storage errors into API Status errors, once. Handlers only see Store methods.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from kubelite.apimachinery import errors
+from kubelite.apimachinery.errors import Cause, StatusError
+from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, now, rfc3339
+from kubelite.apimachinery.validation import FieldError, validate_object_meta, validate_object_meta_update
+from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.strategy import Strategy
+from kubelite.storage import continue_token
+from kubelite.storage import errors as storage_errors
+from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
+from kubelite.storage.interface import ListOptions, Preconditions, ResourceVersionMatch
+
+#: turns the stored object (None when absent) into the desired one; raising aborts the update
+UpdateFunc = Callable[[Obj | None], Awaitable[Obj]]
+#: admission's validating step, called on a copy of the final object before it is written
+ValidateFunc = Callable[[Obj, Obj | None], Awaitable[None]]
+
+_NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATE_ATTEMPTS = 8
+
+
+class Store:
+    def __init__(self, spec: ResourceSpec, strategy: Strategy, storage: Cacher, *, key_root: str) -> None:
+        self.spec = spec
+        self.strategy = strategy
+        self.storage = storage
+        self.prefix = f"/registry/{key_root}/"
+
+    # -- keys ----------------------------------------------------------------------------------------
+
+    def key(self, namespace: str, name: str) -> str:
+        return f"{self.prefix}{namespace}/{name}" if self.spec.namespaced else f"{self.prefix}{name}"
+
+    def list_prefix(self, namespace: str) -> str:
+        return f"{self.prefix}{namespace}/" if self.spec.namespaced and namespace else self.prefix
+
+    # -- reads ---------------------------------------------------------------------------------------
+
+    async def get(self, namespace: str, name: str) -> Obj:
+        try:
+            return await self.storage.get(self.key(namespace, name))
+        except storage_errors.KeyNotFound as exc:
+            raise errors.not_found(self.spec.group_resource, name) from exc
+
+    async def list(self, namespace: str, params: ListParams) -> Obj:
+        prefix = self.list_prefix(namespace)
+        opts = self._list_options(prefix, params)
+        try:
+            result = await self.storage.get_list(prefix, opts)
+        except storage_errors.TooOldResourceVersion as exc:
+            if params.continue_token:
+                raise _expired_continue() from exc
+            raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
+        except storage_errors.FutureResourceVersion as exc:
+            raise _too_large_resource_version(exc) from exc
+        meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
+        if result.next_key is not None:
+            meta["continue"] = continue_token.encode(result.revision, result.next_key[len(prefix):])
+            if result.remaining is not None:
+                meta["remainingItemCount"] = result.remaining
+        return {"kind": self.spec.list_kind, "apiVersion": self.spec.api_version, "metadata": meta, "items": result.items}
+
+    def _list_options(self, prefix: str, params: ListParams) -> ListOptions:
+        predicate = self.predicate(params)
+        rv = _parse_resource_version(params.resource_version)
+        match = _parse_match(params.resource_version_match, params.resource_version)
+        if params.continue_token:
+            if params.resource_version not in (None, "", "0"):
+                raise errors.bad_request("specifying resource version is not allowed when using continue")
+            try:
+                revision, start = continue_token.decode(params.continue_token)
+            except continue_token.InvalidContinueToken as exc:
+                raise errors.bad_request(str(exc)) from exc
+            return ListOptions(
+                resource_version=revision or None,
+                match=ResourceVersionMatch.EXACT if revision else None,
+                limit=params.limit,
+                continue_key=prefix + start,
+                continue_revision=revision,
+                predicate=predicate,
+            )
+        return ListOptions(resource_version=rv, match=match, limit=params.limit, predicate=predicate)
+
+    def predicate(self, params: ListParams) -> Callable[[Obj], bool] | None:
+        labels, fields = params.label_selector, params.field_selector
+        if fields is not None and not fields.empty:
+            supported = self.strategy.supported_field_labels()
+            for req in fields.requirements:
+                if req.field not in supported:
+                    raise errors.bad_request(f'field label not supported: {req.field}')
+        if (labels is None or labels.empty) and (fields is None or fields.empty):
+            return None
+
+        def matches(obj: Obj) -> bool:
+            if labels is not None and not labels.matches((obj.get("metadata") or {}).get("labels") or {}):
+                return False
+            return fields is None or fields.empty or fields.matches(self.strategy.fields(obj))
+
+        return matches
+
+    async def watch(self, namespace: str, params: ListParams) -> CacheWatcher:
+        rv = _parse_resource_version(params.resource_version)
+        if params.send_initial_events is not None:
+            if params.resource_version_match != "NotOlderThan":
+                raise errors.invalid(
+                    "meta.k8s.io", "ListOptions", "",
+                    [Cause("FieldValueInvalid",
+                           "sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
+                           "resourceVersionMatch")],
+                )
+        request = WatchRequest(
+            prefix=self.list_prefix(namespace),
+            resource_version=rv,
+            predicate=self.predicate(params),
+            allow_bookmarks=params.allow_watch_bookmarks,
+            send_initial_events=params.send_initial_events,
+        )
+        try:
+            return await self.storage.watch(request)
+        except storage_errors.TooOldResourceVersion as exc:
+            raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
+        except storage_errors.FutureResourceVersion as exc:
+            raise _too_large_resource_version(exc) from exc
+
+    # -- create --------------------------------------------------------------------------------------
+
+    async def create(
+        self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None
+    ) -> Obj:
+        self._check_type_and_namespace(obj, namespace)
+        meta = obj["metadata"]
+        generate = not meta.get("name") and bool(meta.get("generateName"))
+        for attempt in range(_GENERATE_ATTEMPTS if generate else 1):
+            candidate = deep_copy(obj) if generate else obj
+            if generate:
+                suffix = "".join(random.choices(_NAME_CHARS, k=5))
+                candidate["metadata"]["name"] = candidate["metadata"]["generateName"] + suffix
+            self.before_create(candidate)
+            if validate is not None:
+                await validate(deep_copy(candidate), None)
+            if params.dry_run:
+                return candidate
+            try:
+                return await self.storage.create(self.key(namespace, candidate["metadata"]["name"]), candidate)
+            except storage_errors.KeyExists as exc:
+                name = candidate["metadata"]["name"]
+                if generate and attempt + 1 < _GENERATE_ATTEMPTS:
+                    continue
+                err = errors.already_exists(self.spec.group_resource, name)
+                if generate:
+                    err.message += ", the server was not able to generate a unique name for the object"
+                raise err from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def before_create(self, obj: Obj) -> None:
+        """kube's rest.BeforeCreate: system fields, strategy hooks, validation."""
+        meta = obj["metadata"]
+        meta["uid"] = new_uid()
+        meta["creationTimestamp"] = rfc3339(now())
+        for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"):
+            meta.pop(system_field, None)
+        if self.strategy.tracks_generation:
+            meta["generation"] = 1
+        else:
+            meta.pop("generation", None)
+        self.strategy.prepare_for_create(obj)
+        self.strategy.default(obj)
+        field_errors = validate_object_meta(
+            meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule
+        ) + self.strategy.validate(obj)
+        self._raise_invalid(obj, field_errors)
+        self.strategy.canonicalize(obj)
+
+    # -- update --------------------------------------------------------------------------------------
+
+    async def update(
+        self,
+        namespace: str,
+        name: str,
+        update: UpdateFunc,
+        params: WriteParams,
+        *,
+        strategy: Strategy | None = None,
+        validate: ValidateFunc | None = None,
+        allow_create: bool | None = None,
+    ) -> tuple[Obj, bool]:
+        """Update through guaranteed_update; returns (object, created)."""
+        strategy = strategy or self.strategy
+        may_create = strategy.allow_create_on_update if allow_create is None else allow_create
+        key = self.key(namespace, name)
+        created = False
+        result: Obj | None = None
+
+        async def try_update(current: Obj | None) -> Obj:
+            nonlocal created, result
+            if current is None:
+                if not may_create:
+                    raise errors.not_found(self.spec.group_resource, name)
+                new = await update(None)
+                self._check_type_and_namespace(new, namespace)
+                self._check_name(new, name)
+                self.before_create(new)
+                created = True
+            else:
+                new = await update(deep_copy(current))
+                self._check_type_and_namespace(new, namespace)
+                self._check_name(new, name)
+                self.before_update(new, current, strategy)
+                created = False
+            if validate is not None:
+                await validate(deep_copy(new), current)
+            result = new
+            if params.dry_run:
+                raise _DryRun(new)
+            return new
+
+        try:
+            stored = await self.storage.guaranteed_update(key, try_update, ignore_not_found=True)
+        except _DryRun as dry:
+            return dry.obj, created
+        except storage_errors.Conflict as exc:
+            raise errors.conflict(self.spec.group_resource, name, errors.OBJECT_MODIFIED) from exc
+        except storage_errors.KeyExists as exc:
+            raise errors.already_exists(self.spec.group_resource, name) from exc
+        meta = stored.get("metadata") or {}
+        if meta.get("deletionTimestamp") and not self.finalizers_pending(stored):
+            # the last finalizer is gone: the pending deletion completes now
+            try:
+                stored = await self.storage.delete(key, preconditions=Preconditions(resource_version=meta["resourceVersion"]))
+            except (storage_errors.KeyNotFound, storage_errors.Conflict):
+                pass
+        return stored, created
+
+    def before_update(self, new: Obj, old: Obj, strategy: Strategy) -> None:
+        """kube's rest.BeforeUpdate: optimistic concurrency, immutable system fields, hooks, validation."""
+        new_meta, old_meta = new["metadata"], old["metadata"]
+        requested_rv = new_meta.get("resourceVersion")
+        if requested_rv and str(requested_rv) != old_meta.get("resourceVersion"):
+            raise storage_errors.Conflict("resourceVersion mismatch")
+        for system_field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+            if system_field in old_meta:
+                new_meta[system_field] = old_meta[system_field]
+            else:
+                new_meta.pop(system_field, None)
+        new_meta.pop("selfLink", None)
+        new_meta["resourceVersion"] = old_meta.get("resourceVersion")
+        strategy.prepare_for_update(new, old)
+        strategy.default(new)
+        new_meta = new["metadata"]
+        if strategy.tracks_generation and strategy.spec_changed(new, old):
+            new_meta["generation"] = int(old_meta.get("generation") or 0) + 1
+        if old_meta.get("deletionTimestamp"):
+            added = set(new_meta.get("finalizers") or []) - set(old_meta.get("finalizers") or [])
+            if added:
+                self._raise_invalid(new, [FieldError.forbidden(
+                    "metadata.finalizers",
+                    f"no new finalizers can be added if the object is being deleted, found new finalizers "
+                    f"{sorted(added)!r}".replace("'", '"'),
+                )])
+        field_errors = validate_object_meta_update(new_meta, old_meta) + validate_object_meta(
+            new_meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule
+        ) + strategy.validate_update(new, old)
+        self._raise_invalid(new, field_errors)
+        strategy.canonicalize(new)
+        new["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
+
+    # -- delete --------------------------------------------------------------------------------------
+
+    async def delete(self, namespace: str, name: str, params: DeleteParams) -> tuple[Obj, bool]:
+        """Delete or start a graceful/finalized deletion; returns (object, deleted now)."""
+        key = self.key(namespace, name)
+        current = await self.get(namespace, name)
+        self._check_preconditions(current, params)
+        await self.strategy.before_delete(current)
+        meta = current["metadata"]
+        grace = self.strategy.grace_period(current, params.grace_period_seconds)
+        if meta.get("finalizers") or grace > 0:
+            return await self._mark_deleting(namespace, name, grace, params), False
+        if params.dry_run:
+            return current, True
+        preconditions = Preconditions(uid=params.precondition_uid, resource_version=params.precondition_resource_version)
+        try:
+            deleted = await self.storage.delete(key, preconditions=preconditions)
+        except storage_errors.KeyNotFound as exc:
+            raise errors.not_found(self.spec.group_resource, name) from exc
+        except storage_errors.Conflict as exc:
+            raise errors.conflict(self.spec.group_resource, name, str(exc)) from exc
+        return deleted, True
+
+    async def _mark_deleting(self, namespace: str, name: str, grace: int, params: DeleteParams) -> Obj:
+        async def mark(current: Obj | None) -> Obj:
+            if current is None:
+                raise errors.not_found(self.spec.group_resource, name)
+            self._check_preconditions(current, params)
+            meta = current["metadata"]
+            if not meta.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = rfc3339(now())
+                meta["deletionGracePeriodSeconds"] = grace
+            elif grace < int(meta.get("deletionGracePeriodSeconds") or 0):
+                meta["deletionGracePeriodSeconds"] = grace  # a deletion may only be shortened
+            self.on_deleting(current)
+            if params.dry_run:
+                raise _DryRun(current)
+            return current
+
+        try:
+            return await self.storage.guaranteed_update(self.key(namespace, name), mark)
+        except _DryRun as dry:
+            return dry.obj
+        except storage_errors.KeyNotFound as exc:
+            raise errors.not_found(self.spec.group_resource, name) from exc
+
+    def finalizers_pending(self, obj: Obj) -> bool:
+        return bool((obj.get("metadata") or {}).get("finalizers"))
+
+    def on_deleting(self, obj: Obj) -> None:
+        """Hook for kinds whose status reflects a pending deletion (namespaces become Terminating)."""
+
+    async def delete_collection(self, namespace: str, list_params: ListParams, params: DeleteParams) -> Obj:
+        listed = await self.list(namespace, list_params)
+        deleted: list[Obj] = []
+        for item in listed["items"]:
+            meta = item["metadata"]
+            try:
+                obj, _ = await self.delete(meta.get("namespace", ""), meta["name"], params)
+            except StatusError as exc:
+                if exc.code == 404:
+                    continue
+                raise
+            deleted.append(obj)
+        listed["items"] = deleted
+        return listed
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    def _check_preconditions(self, current: Obj, params: DeleteParams) -> None:
+        meta = current["metadata"]
+        if params.precondition_uid and params.precondition_uid != meta.get("uid"):
+            raise errors.conflict(
+                self.spec.group_resource, meta["name"],
+                f"Precondition failed: UID in precondition: {params.precondition_uid}, UID in object meta: {meta.get('uid')}",
+            )
+        if params.precondition_resource_version and params.precondition_resource_version != meta.get("resourceVersion"):
+            raise errors.conflict(
+                self.spec.group_resource, meta["name"],
+                f"Precondition failed: ResourceVersion in precondition: {params.precondition_resource_version}, "
+                f"ResourceVersion in object meta: {meta.get('resourceVersion')}",
+            )
+
+    def _check_type_and_namespace(self, obj: Obj, namespace: str) -> None:
+        if not isinstance(obj, dict):
+            raise errors.bad_request("the body of the request must be an object")
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if kind and kind != self.spec.kind:
+            raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected kind ({self.spec.kind})")
+        if api_version and api_version != self.spec.api_version:
+            raise errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API version "
+                f"({self.spec.api_version})"
+            )
+        obj["apiVersion"], obj["kind"] = self.spec.api_version, self.spec.kind
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = obj["metadata"] = {}
+        elif not isinstance(meta, dict):
+            raise errors.bad_request("metadata must be an object")
+        if self.spec.namespaced:
+            body_ns = meta.get("namespace")
+            if body_ns and namespace and body_ns != namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            if namespace:
+                meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+
+    def _check_name(self, obj: Obj, name: str) -> None:
+        body_name = obj["metadata"].get("name")
+        if body_name and body_name != name:
+            raise errors.bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        obj["metadata"]["name"] = name
+
+    def _raise_invalid(self, obj: Obj, field_errors: list[FieldError]) -> None:
+        if field_errors:
+            name = (obj.get("metadata") or {}).get("name") or ""
+            causes = [Cause(e.reason, e.message, e.field) for e in field_errors]
+            raise errors.invalid(self.spec.group, self.spec.kind, name, causes)
+
+
+class _DryRun(Exception):  # noqa: N818 - control flow, not an error
+    """Carries a dry-run result out of guaranteed_update so nothing is written."""
+
+    def __init__(self, obj: Obj) -> None:
+        super().__init__("dry run")
+        self.obj = obj
+
+
+def _parse_resource_version(value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        rv = int(value)
+    except ValueError as exc:
+        raise errors.bad_request(f'invalid resource version "{value}"') from exc
+    if rv < 0:
+        raise errors.bad_request(f'invalid resource version "{value}"')
+    return rv
+
+
+def _parse_match(match: str | None, rv: str | None) -> ResourceVersionMatch | None:
+    if not match:
+        return None
+    if match not in ("NotOlderThan", "Exact"):
+        raise errors.invalid("meta.k8s.io", "ListOptions", "", [Cause(
+            "FieldValueNotSupported",
+            f'Unsupported value: "{match}": supported values: "", "Exact", "NotOlderThan"', "resourceVersionMatch")])
+    if not rv:
+        raise errors.invalid("meta.k8s.io", "ListOptions", "", [Cause(
+            "FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+            "resourceVersionMatch")])
+    if match == "Exact" and rv == "0":
+        raise errors.invalid("meta.k8s.io", "ListOptions", "", [Cause(
+            "FieldValueForbidden", 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+            "resourceVersionMatch")])
+    return ResourceVersionMatch(match)
+
+
+def _expired_continue() -> StatusError:
+    return errors.resource_expired(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new "
+        "list without the continue parameter, or use the continue token in this response to retrieve the "
+        "remainder of the results. Continuing with the provided token results in an inconsistent list - objects "
+        "that were created, modified, or deleted between the time the first chunk was returned and now may show "
+        "up in the list."
+    )
+
+
+def _too_large_resource_version(exc: storage_errors.FutureResourceVersion) -> StatusError:
+    err = errors.timeout(f"Too large resource version: {exc.requested}, current: {exc.current}")
+    err.details = {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                   "retryAfterSeconds": 1}
+    return err

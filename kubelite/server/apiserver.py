@@ -1,0 +1,192 @@
+"""Assembly and lifecycle of a kubelite server: storage, registry, routes, controllers and the two ports."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import socket
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from kubelite.admission import AdmissionChain
+from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kubelite.apimachinery.errors import StatusError
+from kubelite.apimachinery.meta import Obj
+from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
+from kubelite.controllers.bootstrap import bootstrap
+from kubelite.controllers.namespace import run_namespace_controller
+from kubelite.controllers.serviceaccounts import run_serviceaccounts_controller
+from kubelite.endpoints.discovery import Discovery
+from kubelite.endpoints.filters import chain
+from kubelite.endpoints.handlers.scope import RequestScope
+from kubelite.endpoints.installer import SUBRESOURCE_HANDLERS, ResourceRoutes
+from kubelite.registry.builtin import Registry, build_registry
+from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
+from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
+from kubelite.registry.core.services import ServiceStore
+from kubelite.server.config import ServerConfig
+from kubelite.server.director import Director
+from kubelite.server.healthz import HealthChecks
+from kubelite.server.nonresource import DiscoveryHandlers, OpenAPIHandlers
+from kubelite.storage.sqlite import SQLiteStorage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunningServer:
+    insecure_port: int | None = None
+    secure_port: int | None = None
+    kubeconfig: str | None = None
+    runners: list[web.AppRunner] = field(default_factory=list)
+
+
+class APIServer:
+    def __init__(self, config: ServerConfig) -> None:
+        config.validate()
+        self.config = config
+        self.storage: SQLiteStorage | None = None
+        self.registry: Registry | None = None
+        self.running = RunningServer()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._ready = False
+
+    async def start(self) -> RunningServer:
+        cfg = self.config
+        cfg.data_dir.mkdir(parents=True, exist_ok=True)
+        self.storage = await SQLiteStorage.open(cfg.data_dir)
+        if cfg.compaction_interval:
+            self.storage.start_compaction(cfg.compaction_interval)
+        self.registry = registry = await build_registry(self.storage)
+
+        services = registry.store("", "services")
+        ips = ClusterIPAllocator(cfg.service_cluster_ip_range)
+        if isinstance(services, ServiceStore):
+            services.attach_allocators(ips, NodePortAllocator())
+            await services.repair()
+
+        # sockets first: the secure port number goes into the kubeconfig and the `kubernetes` endpoints
+        secure_sock = _listen(cfg.bind_address, cfg.secure_port) if cfg.secure_port >= 0 else None
+        insecure_sock = _listen(cfg.insecure_bind_address, cfg.insecure_port) if cfg.insecure_port >= 0 else None
+        secure_port = secure_sock.getsockname()[1] if secure_sock else 0
+        advertise = cfg.bind_address if cfg.bind_address not in ("0.0.0.0", "::") else "127.0.0.1"
+
+        await bootstrap(registry, service_ip=ips.first, advertise_address=advertise, secure_port=secure_port or 6443)
+        for loop in (run_namespace_controller(registry), run_serviceaccounts_controller(registry)):
+            task = asyncio.create_task(loop)
+            self._tasks.add(task)
+        self._tasks.add(asyncio.create_task(self._bookmark_loop()))
+
+        director = self._director(registry)
+        if insecure_sock is not None:
+            app = self._app(director, secure=False)
+            self.running.insecure_port = await self._serve(app, insecure_sock, None)
+        if secure_sock is not None:
+            cert_dir = cfg.cert_dir
+            hosts = ["localhost", cfg.bind_address]
+            pki: PKI = ensure_pki(cert_dir, hosts=hosts, ips=[first_service_ip(cfg.service_cluster_ip_range)])
+            app = self._app(director, secure=True)
+            self.running.secure_port = await self._serve(app, secure_sock, pki)
+            host = "127.0.0.1" if cfg.bind_address in ("0.0.0.0", "::", "127.0.0.1") else cfg.bind_address
+            kubeconfig = cfg.data_dir / "admin.kubeconfig"
+            write_kubeconfig(kubeconfig, server_url=f"https://{host}:{self.running.secure_port}", pki=pki)
+            self.running.kubeconfig = str(kubeconfig)
+        self._ready = True
+        return self.running
+
+    async def _bookmark_loop(self) -> None:
+        assert self.registry is not None
+        while True:
+            await asyncio.sleep(self.config.watch_bookmark_interval)
+            for cacher in self.registry.cachers:
+                cacher.send_bookmarks()
+
+    def _director(self, registry: Registry) -> Director:
+        namespaces = registry.store("", "namespaces")
+
+        async def get_namespace(name: str) -> Obj | None:
+            try:
+                return await namespaces.get("", name)
+            except StatusError as exc:
+                if exc.code == 404:
+                    return None
+                raise
+
+        lifecycle = NamespaceLifecycle(get_namespace)
+        admission = AdmissionChain(mutating=[], validating=[lifecycle])
+        routes = ResourceRoutes()
+        min_timeout = self.config.min_request_timeout
+        for spec in BUILTIN_RESOURCES:
+            key = (spec.group, spec.resource)
+            store = registry.stores.get(key) or registry.store("", "pods")  # bindings write pods
+            handlers = {s.name: SUBRESOURCE_HANDLERS[s.name] for s in spec.subresources if s.name in SUBRESOURCE_HANDLERS}
+            routes.install(RequestScope(
+                spec=spec,
+                store=store,
+                admission=admission,
+                subresource_strategies=registry.status_strategies.get(key, {}),
+                subresource_handlers=handlers,
+                bookmark_interval=self.config.watch_bookmark_interval,
+                watch_timeout=lambda: min_timeout * (1 + random.random()),
+            ))
+        address = f"{self.config.bind_address}:{self.config.secure_port}"
+        discovery = DiscoveryHandlers(Discovery(BUILTIN_RESOURCES, GROUP_ORDER, address))
+        from kubelite.endpoints.openapi import OpenAPIBuilder
+
+        openapi = OpenAPIHandlers(OpenAPIBuilder(BUILTIN_RESOURCES))
+
+        async def ready() -> bool:
+            return self._ready
+
+        async def ping() -> bool:
+            return True
+
+        health = HealthChecks({"ping": ping, "log": ping, "etcd": ping, "poststarthook/bootstrap-controller": ready})
+        return Director(routes, discovery, openapi, health)
+
+    def _app(self, director: Director, *, secure: bool) -> web.Application:
+        authenticate = chain.authenticate_secure() if secure else chain.authenticate_insecure()
+        # request order: recover, request info, authenticate, authorize, then the director
+        app = web.Application(
+            middlewares=[chain.recover_panics, chain.request_info, authenticate, chain.authorize],
+            client_max_size=1 << 40,  # bodies are bounded by the handlers, which answer 413 as kube does
+            handler_args={"max_field_size": 1 << 16},
+        )
+        app.router.add_route("*", "/{tail:.*}", director)
+        return app
+
+    async def _serve(self, app: web.Application, sock: socket.socket, pki: PKI | None) -> int:
+        runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True)
+        await runner.setup()
+        ssl_context = pki.server_ssl_context() if pki else None
+        site = web.SockSite(runner, sock, ssl_context=ssl_context, shutdown_timeout=1.0)
+        await site.start()
+        self.running.runners.append(runner)
+        return int(sock.getsockname()[1])
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for runner in self.running.runners:
+            await runner.cleanup()
+        if self.registry:
+            for cacher in self.registry.cachers:
+                await cacher.close()
+        if self.storage:
+            await self.storage.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock

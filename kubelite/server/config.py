@@ -1,0 +1,43 @@
+"""Server configuration, validated when it is built (flags named as kube-apiserver's)."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+KUBERNETES_VERSION = "v1.36.0"
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    data_dir: Path
+    cert_dir: Path
+    insecure_port: int = 8080
+    insecure_bind_address: str = "127.0.0.1"
+    secure_port: int = 6443
+    bind_address: str = "127.0.0.1"
+    service_cluster_ip_range: str = "10.96.0.0/12"
+    storage_backend: str = "sqlite"
+    compaction_interval: float = 300.0
+    watch_bookmark_interval: float = 60.0
+    min_request_timeout: float = 1800.0
+
+    def validate(self) -> None:
+        for name, port in (("--insecure-port", self.insecure_port), ("--secure-port", self.secure_port)):
+            if not -1 <= port <= 65535:
+                raise ConfigError(f"{name} {port} must be between 0 and 65535 (0 picks a free port, -1 disables)")
+        try:
+            network = ipaddress.ip_network(self.service_cluster_ip_range, strict=False)
+        except ValueError as exc:
+            raise ConfigError(f"--service-cluster-ip-range {self.service_cluster_ip_range!r} is not a CIDR") from exc
+        if network.num_addresses < 8:
+            raise ConfigError("--service-cluster-ip-range must hold at least 8 addresses (e.g. a /29 or larger)")
+        if self.storage_backend != "sqlite":
+            raise ConfigError(f"--storage-backend {self.storage_backend!r} is not supported; use sqlite")
+        if self.compaction_interval < 0:
+            raise ConfigError("--etcd-compaction-interval must not be negative (0 disables compaction)")

@@ -1,0 +1,262 @@
+"""Cacher: the watch cache for one resource (kube's `storage/cacher`).
+
+It lists the resource from storage once, then follows one storage watch, keeping
+- `_objects`: the current state by key (shared, read-only objects), and
+- `_window`: the most recent events, oldest first, so a watch can resume from a recent resourceVersion.
+
+Writes go straight to storage; the change comes back through the watch. Lists at resourceVersion 0 or
+NotOlderThan, consistent lists (after waiting until the cache has seen the store's current revision) and
+watches are served from memory; exact-revision lists and continuations read storage at that revision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kubelite.storage import errors
+from kubelite.storage.cacher.watcher import CacheWatcher
+from kubelite.storage.interface import (
+    EventType,
+    ListOptions,
+    ListResult,
+    Obj,
+    Preconditions,
+    ResourceVersionMatch,
+    Storage,
+    TryUpdate,
+    ValidateDeletion,
+    WatchEvent,
+)
+
+log = logging.getLogger(__name__)
+
+#: how long a read waits for the cache to catch up with a revision before giving up (kube: 3s)
+FRESHNESS_TIMEOUT = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRequest:
+    prefix: str
+    #: None or 0: start with the current state as ADDED events; n: replay events after revision n
+    resource_version: int | None
+    predicate: Callable[[Obj], bool] | None = None
+    allow_bookmarks: bool = False
+    #: sendInitialEvents=true: state as ADDED events, then a bookmark marking their end
+    send_initial_events: bool | None = None
+
+
+class Cacher:
+    def __init__(
+        self,
+        storage: Storage,
+        resource_prefix: str,
+        *,
+        window_size: int = 10_000,
+        watcher_queue_size: int = 1_000,
+    ) -> None:
+        self.storage = storage
+        self.resource_prefix = resource_prefix
+        self._objects: dict[str, Obj] = {}
+        self._window: deque[WatchEvent] = deque(maxlen=window_size)
+        self._watcher_queue_size = watcher_queue_size
+        self._watchers: set[CacheWatcher] = set()
+        self.revision = 0
+        self._revision_changed = asyncio.Condition()
+        self._ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"cacher {self.resource_prefix}")
+        await self._ready.wait()
+
+    async def close(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for watcher in list(self._watchers):
+            watcher.stop()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._list_and_watch()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the storage watch broke: rebuild from a fresh list, as a reflector does
+                log.exception("watch cache for %s failed; relisting", self.resource_prefix)
+                await asyncio.sleep(0.2)
+
+    async def _list_and_watch(self) -> None:
+        listed = await self.storage.get_list(self.resource_prefix, ListOptions())
+        fresh = {_key_of(self.resource_prefix, obj): obj for obj in listed.items}
+        if self._ready.is_set():  # a relist: watchers cannot be told what they missed
+            for watcher in list(self._watchers):
+                watcher.stop()
+            self._window.clear()
+        self._objects = fresh
+        await self._advance(listed.revision)
+        self._ready.set()
+        try:
+            watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)  # type: ignore[call-arg]
+        except TypeError:
+            watch = self.storage.watch(self.resource_prefix, listed.revision)
+        try:
+            async for event in watch:
+                self._apply(event)
+                await self._advance(event.revision)
+        finally:
+            watch.stop()
+        raise RuntimeError("storage watch ended")
+
+    def _apply(self, event: WatchEvent) -> None:
+        if event.type is EventType.BOOKMARK:  # progress: no change under our prefix up to this revision
+            for watcher in list(self._watchers):
+                watcher.bookmark(event.revision)
+            return
+        if event.type is EventType.DELETED:
+            prev = self._objects.pop(event.key, None)
+        else:
+            prev = self._objects.get(event.key)
+            self._objects[event.key] = event.obj
+        if event.prev is None and prev is not None:
+            event.prev = prev
+        self._window.append(event)
+        for watcher in list(self._watchers):
+            watcher.offer(event)
+
+    async def _advance(self, revision: int) -> None:
+        if revision > self.revision:
+            async with self._revision_changed:
+                self.revision = revision
+                self._revision_changed.notify_all()
+
+    async def wait_until_fresh(self, revision: int, timeout: float = FRESHNESS_TIMEOUT) -> bool:
+        if self.revision >= revision:
+            return True
+        async with self._revision_changed:
+            try:
+                await asyncio.wait_for(
+                    self._revision_changed.wait_for(lambda: self.revision >= revision), timeout
+                )
+            except TimeoutError:
+                return False
+        return True
+
+    # -- Storage: writes and single reads go to storage ------------------------------------------------
+
+    async def create(self, key: str, obj: Obj) -> Obj:
+        return await self.storage.create(key, obj)
+
+    async def get(self, key: str) -> Obj:
+        return await self.storage.get(key)
+
+    async def guaranteed_update(
+        self,
+        key: str,
+        try_update: TryUpdate,
+        *,
+        ignore_not_found: bool = False,
+        preconditions: Preconditions | None = None,
+    ) -> Obj:
+        return await self.storage.guaranteed_update(
+            key, try_update, ignore_not_found=ignore_not_found, preconditions=preconditions
+        )
+
+    async def delete(
+        self,
+        key: str,
+        *,
+        preconditions: Preconditions | None = None,
+        validate_deletion: ValidateDeletion | None = None,
+    ) -> Obj:
+        return await self.storage.delete(key, preconditions=preconditions, validate_deletion=validate_deletion)
+
+    async def current_revision(self) -> int:
+        return await self.storage.current_revision()
+
+    # -- lists -------------------------------------------------------------------------------------------
+
+    async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
+        if opts.continue_key is not None or (opts.match is ResourceVersionMatch.EXACT and opts.resource_version):
+            return await self.storage.get_list(prefix, opts)
+        if opts.resource_version is None:  # consistent read: the cache must have seen the newest revision
+            wanted = await self.storage.current_revision()
+            if not await self.wait_until_fresh(wanted):
+                return await self.storage.get_list(prefix, opts)
+        elif opts.resource_version and not await self.wait_until_fresh(opts.resource_version):
+            raise errors.FutureResourceVersion(opts.resource_version, self.revision)
+        return self._list_from_memory(prefix, opts)
+
+    def _list_from_memory(self, prefix: str, opts: ListOptions) -> ListResult:
+        keys = sorted(k for k in self._objects if k.startswith(prefix))
+        items: list[Obj] = []
+        matched_after_limit = 0
+        next_key: str | None = None
+        for key in keys:
+            obj = self._objects[key]
+            if opts.predicate is not None and not opts.predicate(obj):
+                continue
+            if opts.limit and len(items) >= opts.limit:
+                matched_after_limit += 1
+                continue
+            items.append(obj)
+            next_key = key
+        if not matched_after_limit:
+            next_key = None
+        return ListResult(items, self.revision, next_key, matched_after_limit if next_key else None)
+
+    # -- watches -----------------------------------------------------------------------------------------
+
+    async def watch(self, req: WatchRequest) -> CacheWatcher:
+        rv = req.resource_version
+        initial = req.send_initial_events if req.send_initial_events is not None else not rv
+        if rv and rv > self.revision and not await self.wait_until_fresh(rv):
+            raise errors.FutureResourceVersion(rv, self.revision)
+        backlog: list[WatchEvent] = []
+        if initial:
+            for key in sorted(k for k in self._objects if k.startswith(req.prefix)):
+                obj = self._objects[key]
+                if req.predicate is None or req.predicate(obj):
+                    backlog.append(WatchEvent(EventType.ADDED, key, obj, self.revision))
+            if req.send_initial_events:
+                backlog.append(WatchEvent(EventType.BOOKMARK, "", {"initialEventsEnd": True}, self.revision))
+        else:
+            oldest = self._window[0].revision if self._window else self.revision + 1
+            if rv < oldest - 1 and rv < self.revision:
+                raise errors.TooOldResourceVersion(rv, oldest - 1)
+            backlog = [e for e in self._window if e.revision > rv]
+        # the backlog must fit: only what arrives later may overflow a slow watcher
+        watcher = CacheWatcher(
+            prefix=req.prefix,
+            predicate=req.predicate,
+            queue_size=self._watcher_queue_size + len(backlog),
+            allow_bookmarks=req.allow_bookmarks,
+            on_stop=self._watchers.discard,
+            current_revision=lambda: self.revision,
+        )
+        for event in backlog:
+            if initial:
+                watcher.put_initial(event)
+            else:
+                watcher.offer(event)
+        watcher.after_revision = self.revision
+        self._watchers.add(watcher)
+        return watcher
+
+    def send_bookmarks(self) -> None:
+        for watcher in list(self._watchers):
+            watcher.bookmark(self.revision)
+
+
+def _key_of(prefix: str, obj: Obj) -> str:
+    meta = obj.get("metadata") or {}
+    namespace = meta.get("namespace")
+    return f"{prefix}{namespace}/{meta['name']}" if namespace else f"{prefix}{meta['name']}"

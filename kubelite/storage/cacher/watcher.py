@@ -1,0 +1,107 @@
+"""CacheWatcher: one client's watch, fed by the cacher through a bounded queue.
+
+The cacher never waits for a watcher: when a watcher's queue is full it is closed (the client re-watches
+from its last resourceVersion, or re-lists on 410), so one slow client cannot grow the server's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from kubelite.storage.interface import EventType, Obj, WatchEvent
+
+_CLOSED = object()
+
+
+class CacheWatcher:
+    def __init__(
+        self,
+        *,
+        prefix: str,
+        predicate: Callable[[Obj], bool] | None,
+        queue_size: int,
+        allow_bookmarks: bool,
+        on_stop: Callable[[CacheWatcher], None],
+        current_revision: Callable[[], int],
+    ) -> None:
+        self._current_revision = current_revision
+        self.prefix = prefix
+        self.predicate = predicate
+        self.allow_bookmarks = allow_bookmarks
+        #: only events with a revision above this are sent (the watch's starting point)
+        self.after_revision = 0
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=queue_size)
+        self._on_stop = on_stop
+        self.stopped = False
+        #: True when the cacher cut this watcher off because it fell behind
+        self.overflowed = False
+
+    def _matches(self, obj: Obj | None) -> bool:
+        return obj is not None and (self.predicate is None or self.predicate(obj))
+
+    def offer(self, event: WatchEvent) -> None:
+        """Queue the event as this watcher should see it; close the watcher if it cannot keep up."""
+        if self.stopped or event.revision <= self.after_revision or not event.key.startswith(self.prefix):
+            return
+        out = self._filter(event)
+        if out is not None:
+            self._put(out)
+
+    def _filter(self, event: WatchEvent) -> WatchEvent | None:
+        if self.predicate is None:
+            return event
+        now = self._matches(event.obj)
+        if event.type is EventType.DELETED:
+            return event if self._matches(event.prev or event.obj) else None
+        before = self._matches(event.prev)
+        if now and before:
+            return event
+        if now:
+            return WatchEvent(EventType.ADDED, event.key, event.obj, event.revision, None, None)
+        if before:  # left the selector: the client must forget it
+            return WatchEvent(EventType.DELETED, event.key, event.obj, event.revision, event.prev, None)
+        return None
+
+    def put_initial(self, event: WatchEvent) -> None:
+        self._put(event)
+
+    def bookmark(self, revision: int) -> None:
+        if self.allow_bookmarks and not self.stopped and revision > self.after_revision:
+            self._put(WatchEvent(EventType.BOOKMARK, "", {}, revision))
+
+    def request_bookmark(self) -> None:
+        """Send a bookmark at the cache's revision: every event up to it is already queued."""
+        self.bookmark(self._current_revision())
+
+    def _put(self, event: WatchEvent) -> None:
+        try:
+            self._queue.put_nowait(event)
+        except asyncio.QueueFull:
+            self.overflowed = True
+            self.stop()
+
+    def stop(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        self._on_stop(self)
+        # make room so the end marker always fits: the reader is told to finish
+        while not self._queue.empty() and self.overflowed:
+            self._queue.get_nowait()
+        try:
+            self._queue.put_nowait(_CLOSED)
+        except asyncio.QueueFull:
+            self._queue.get_nowait()
+            self._queue.put_nowait(_CLOSED)
+
+    def __aiter__(self) -> CacheWatcher:
+        return self
+
+    async def __anext__(self) -> WatchEvent:
+        item = await self._queue.get()
+        if item is _CLOSED:
+            self._queue.put_nowait(_CLOSED)
+            raise StopAsyncIteration
+        return item  # type: ignore[no-any-return]

@@ -1,0 +1,1 @@
+"""Test support shared by every storage backend: the conformance suite (conformance.py)."""
