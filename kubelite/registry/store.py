@@ -91,6 +91,8 @@ class Store:
                 continue_revision=revision,
                 predicate=predicate,
             )
+        if match is None and rv and params.limit:
+            match = ResourceVersionMatch.EXACT  # kube's legacy rule: a paginated list at a revision is exact
         return ListOptions(resource_version=rv, match=match, limit=params.limit, predicate=predicate)
 
     def predicate(self, params: ListParams) -> Callable[[Obj], bool] | None:

@@ -23,6 +23,7 @@ from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.installer import SUBRESOURCE_HANDLERS, ResourceRoutes
+from kubelite.endpoints.openapi import OpenAPIBuilder
 from kubelite.registry.builtin import Registry, build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
@@ -95,6 +96,8 @@ class APIServer:
             write_kubeconfig(kubeconfig, server_url=f"https://{host}:{self.running.secure_port}", pki=pki)
             self.running.kubeconfig = str(kubeconfig)
         self._ready = True
+        # build the OpenAPI documents off the request path, so the first kubectl apply does not wait for them
+        self._tasks.add(asyncio.create_task(asyncio.to_thread(self.openapi.warm)))
         return self.running
 
     async def _bookmark_loop(self) -> None:
@@ -134,9 +137,8 @@ class APIServer:
             ))
         address = f"{self.config.bind_address}:{self.config.secure_port}"
         discovery = DiscoveryHandlers(Discovery(BUILTIN_RESOURCES, GROUP_ORDER, address))
-        from kubelite.endpoints.openapi import OpenAPIBuilder
-
-        openapi = OpenAPIHandlers(OpenAPIBuilder(BUILTIN_RESOURCES))
+        self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)
+        openapi = OpenAPIHandlers(self.openapi)
 
         async def ready() -> bool:
             return self._ready

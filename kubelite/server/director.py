@@ -66,6 +66,6 @@ class Director:
             return await self.openapi.v3_document(request, "/".join(parts[2:]))
         if path == "/openapi/v2":
             return await self.openapi.v2(request)
-        if path in ("/swagger-ui", "/swagger-ui/index.html"):
-            return await self.openapi.swagger_ui(request)
+        if parts[0] == "swagger-ui" and len(parts) <= 2:
+            return await self.openapi.swagger_ui(request, parts[1] if len(parts) == 2 else "")
         return web.Response(status=404, text="404 page not found\n")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from importlib import resources
-
 from aiohttp import web
 
-from kubelite.apimachinery import serializers
+from kubelite.apimachinery import errors, serializers
 from kubelite.endpoints.discovery import AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery
 from kubelite.endpoints.handlers.negotiation import write_json
 from kubelite.endpoints.installer import _not_found
+from kubelite.endpoints.openapi import OpenAPIBuilder, swagger_ui
 
 
 def _wants_aggregated(accept: str | None) -> str | None:
@@ -61,47 +60,41 @@ class DiscoveryHandlers:
 
 
 class OpenAPIHandlers:
-    """Serves documents with ETags; hashed v3 URLs are immutable, so kubectl caches them across runs."""
+    """Serves the documents with ETags; hashed v3 URLs are immutable, so kubectl caches them across runs."""
 
-    def __init__(self, builder: object) -> None:
+    def __init__(self, builder: OpenAPIBuilder) -> None:
         self.builder = builder
 
     @staticmethod
-    def _respond(request: web.Request, body: bytes, etag: str, immutable: bool) -> web.Response:
-        quoted = f'"{etag}"'
-        headers = {"Etag": quoted, "Vary": "Accept"}
-        headers["Cache-Control"] = "public, immutable" if immutable else "no-cache, private"
-        if immutable:
-            headers["Expires"] = "Thu, 31 Dec 2099 23:59:59 GMT"
-        if request.headers.get("If-None-Match") == quoted:
-            return web.Response(status=304, headers=headers)
-        response = web.Response(body=body, headers=headers)
-        response.headers["Content-Type"] = "application/json"
-        return response
+    def _respond(request: web.Request, body: bytes, headers: dict[str, str], status: int = 200) -> web.Response:
+        if status == 200 and request.headers.get("If-None-Match") == headers.get("Etag"):
+            return web.Response(status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"})
+        return web.Response(status=status, body=body or None, headers=headers)
 
     async def v3_index(self, request: web.Request) -> web.Response:
-        body = serializers.dumps_json(self.builder.v3_index())  # type: ignore[attr-defined]
-        import hashlib
-
-        return self._respond(request, body, hashlib.sha512(body).hexdigest().upper(), False)
+        body, tag = self.builder.v3_index_document()
+        headers = {"Content-Type": "application/json", "Etag": f'"{tag}"', "Vary": "Accept"}
+        return self._respond(request, body, headers)
 
     async def v3_document(self, request: web.Request, gv_path: str) -> web.Response:
-        found = self.builder.v3_document(gv_path)  # type: ignore[attr-defined]
-        if found is None:
+        reply = self.builder.v3_reply(gv_path, request.query.get("hash"))
+        if reply.status == 404:
             raise _not_found()
-        body, digest = found
-        requested = request.query.get("hash")
-        return self._respond(request, body, digest, immutable=requested == digest)
+        return self._respond(request, reply.body, dict(reply.headers), reply.status)
 
     async def v2(self, request: web.Request) -> web.Response:
         accept = request.headers.get("Accept") or ""
         if "protobuf" in accept and "json" not in accept and "*/*" not in accept:
-            return web.Response(status=406, text="406 Not Acceptable: only application/json is served\n")
-        body, digest = self.builder.v2_document()  # type: ignore[attr-defined]
-        return self._respond(request, body, digest, False)
+            raise errors.not_acceptable()
+        body, tag = self.builder.v2_document()
+        headers = {"Content-Type": "application/json", "Etag": f'"{tag}"', "Vary": "Accept"}
+        return self._respond(request, body, headers)
 
-    async def swagger_ui(self, request: web.Request) -> web.Response:
-        page = resources.files("kubelite.endpoints").joinpath("swagger_ui.html")
-        if not page.is_file():
-            raise _not_found()
-        return web.Response(body=page.read_bytes(), content_type="text/html")
+    async def swagger_ui(self, request: web.Request, name: str) -> web.Response:
+        if name in ("", "index.html"):
+            return web.Response(body=swagger_ui.page(), content_type="text/html")
+        found = swagger_ui.asset(name)
+        if found is None:
+            return web.Response(status=404, text="404 page not found\n")
+        body, content_type = found
+        return web.Response(body=body, headers={"Content-Type": content_type, "Cache-Control": "public, max-age=86400"})

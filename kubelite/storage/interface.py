@@ -134,8 +134,21 @@ class Storage(Protocol):
         """Delete; returns the last state carrying the deletion revision. Raises KeyNotFound, Conflict."""
         ...
 
-    def watch(self, prefix: str, from_revision: int, *, predicate: Callable[[Obj], bool] | None = None) -> Watcher:
-        """Events under `prefix` with revision > from_revision; raises TooOldResourceVersion if compacted."""
+    def watch(
+        self,
+        prefix: str,
+        from_revision: int,
+        *,
+        predicate: Callable[[Obj], bool] | None = None,
+        progress_notify: bool = False,
+    ) -> Watcher:
+        """Events under `prefix` with revision > from_revision (0: from now); raises TooOldResourceVersion if
+        compacted. With progress_notify, `request_progress()` makes the watcher yield a BOOKMARK at a revision
+        at least as new as every write committed before that call."""
+        ...
+
+    async def request_progress(self) -> None:
+        """etcd's RequestProgress: a bookmark to every progress-notify watcher (see `watch`)."""
         ...
 
     async def current_revision(self) -> int: ...

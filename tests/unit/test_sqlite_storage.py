@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 import pytest
+import uvloop
 
 pytest.register_assert_rewrite("kubelite.storage.testing.conformance")
 
@@ -56,9 +57,16 @@ def log_rows(data_dir: Path) -> list[tuple[int, str, int, int | None, dict[str, 
 # -- conformance --------------------------------------------------------------------------------------------
 
 
+LOOPS: dict[str, conformance.LoopFactory] = {
+    "uvloop": uvloop.new_event_loop,
+    "asyncio": asyncio.new_event_loop,
+}
+
+
+@pytest.mark.parametrize("loop", sorted(LOOPS), ids=sorted(LOOPS))
 @pytest.mark.parametrize("name", sorted(conformance.CASES), ids=sorted(conformance.CASES))
-def test_conformance(name: str, tmp_path: Path) -> None:
-    conformance.run(conformance.CASES[name], lambda: SQLiteStorage.open(tmp_path))
+def test_conformance(name: str, loop: str, tmp_path: Path) -> None:
+    conformance.run(conformance.CASES[name], lambda: SQLiteStorage.open(tmp_path), loop_factory=LOOPS[loop])
 
 
 # -- file layout --------------------------------------------------------------------------------------------
@@ -499,6 +507,60 @@ def test_raising_predicate_ends_only_its_watcher(tmp_path: Path) -> None:
             assert await bad.ended()
             assert isinstance(bad.error, KeyError)
             await good.close()
+        finally:
+            await s.close()
+
+    run(body)
+
+
+def test_progress_bookmarks_on_request(tmp_path: Path) -> None:
+    async def body() -> None:
+        s = await SQLiteStorage.open(tmp_path)
+        try:
+            await s.create(key("a"), configmap("a"))  # 1
+            progress = EventStream(s.watch(NS, 1, progress_notify=True))
+            plain = EventStream(s.watch(NS, 1))
+            await s.create("/registry/secrets/default/x", configmap("x"))  # 2, not under NS
+            await s.request_progress()
+            assert conformance.summary(await progress.take(1)) == [("BOOKMARK", "", 2)]
+            await s.request_progress()  # nothing new since the last bookmark
+            assert await progress.idle() == []
+
+            await s.create(key("b"), configmap("b"))  # 3
+            await s.create("/registry/secrets/default/y", configmap("y"))  # 4
+            await s.request_progress()
+            events = await progress.take(2)
+            assert conformance.summary(events) == [("ADDED", key("b"), 3), ("BOOKMARK", "", 4)]
+            assert (events[1].obj, events[1].prev) == ({}, None)
+            assert conformance.summary(await plain.idle()) == [("ADDED", key("b"), 3)]
+            await progress.close()
+            await plain.close()
+        finally:
+            await s.close()
+
+    run(body)
+
+
+def test_queued_bookmark_moves_forward_but_never_past_an_event(tmp_path: Path) -> None:
+    async def body() -> None:
+        s = await SQLiteStorage.open(tmp_path)
+        try:
+            await s.create(key("a"), configmap("a"))  # 1
+            watcher = s.watch(NS, 1, progress_notify=True)
+            for name in ("x", "y"):  # 2, 3: the queued bookmark moves from 2 to 3
+                await s.create(f"/registry/secrets/default/{name}", configmap(name))
+                await s.request_progress()
+            await s.create(key("b"), configmap("b"))  # 4
+            await s.create("/registry/secrets/default/z", configmap("z"))  # 5: a new bookmark after 4
+            await s.request_progress()
+            events = aiter(watcher)
+            got = [await anext(events) for _ in range(3)]
+            assert conformance.summary(got) == [
+                ("BOOKMARK", "", 3),
+                ("ADDED", key("b"), 4),
+                ("BOOKMARK", "", 5),
+            ]
+            watcher.stop()
         finally:
             await s.close()
 

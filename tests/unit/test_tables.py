@@ -106,10 +106,11 @@ def test_column_definitions_carry_kube_descriptions() -> None:
         "name": "Name",
         "type": "string",
         "format": "name",
-        "description": "Name must be unique within a namespace. Is required when creating resources, although "
-        "some resources may allow a client to request the generation of an appropriate name automatically. "
-        "Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. "
-        "More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+        "description": "Name must be unique within a namespace. Is required when creating resources, "
+        "although some resources may allow a client to request the generation of an appropriate name "
+        "automatically. Name is primarily intended for creation idempotence and configuration definition. "
+        "Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/"
+        "names#names",
         "priority": 0,
     }
     assert ready["format"] == ""
@@ -195,13 +196,19 @@ INITIALIZED = {"type": "Initialized", "status": "True"}
             id="container-creating",
         ),
         pytest.param(
-            pod("Pending", statuses=[container(waiting("ErrImagePull"))]), "0/1", "ErrImagePull", "0", id="pull"
+            pod("Pending", statuses=[container(waiting("ErrImagePull"))]),
+            "0/1",
+            "ErrImagePull",
+            "0",
+            id="pull",
         ),
         pytest.param(
             pod(
                 statuses=[
                     container(
-                        waiting("CrashLoopBackOff"), restarts=3, lastState=terminated(1, "Error", finished=150)
+                        waiting("CrashLoopBackOff"),
+                        restarts=3,
+                        lastState=terminated(1, "Error", finished=150),
                     )
                 ]
             ),
@@ -211,7 +218,11 @@ INITIALIZED = {"type": "Initialized", "status": "True"}
             id="crash-loop-with-last-restart",
         ),
         pytest.param(
-            pod(statuses=[container(RUNNING, ready=True, restarts=2)]), "1/1", "Running", "2", id="restarts-no-date"
+            pod(statuses=[container(RUNNING, ready=True, restarts=2)]),
+            "1/1",
+            "Running",
+            "2",
+            id="restarts-no-date",
         ),
         pytest.param(
             pod(
@@ -250,7 +261,11 @@ INITIALIZED = {"type": "Initialized", "status": "True"}
             id="init-exit-code",
         ),
         pytest.param(
-            pod("Pending", init=TWO_INITS, init_statuses=[init_container("migrate", terminated(137, signal=9))]),
+            pod(
+                "Pending",
+                init=TWO_INITS,
+                init_statuses=[init_container("migrate", terminated(137, signal=9))],
+            ),
             "0/1",
             "Init:Signal:9",
             "0",
@@ -264,7 +279,11 @@ INITIALIZED = {"type": "Initialized", "status": "True"}
             id="init-error",
         ),
         pytest.param(
-            pod("Pending", init=TWO_INITS, init_statuses=[init_container("migrate", waiting("PodInitializing"))]),
+            pod(
+                "Pending",
+                init=TWO_INITS,
+                init_statuses=[init_container("migrate", waiting("PodInitializing"))],
+            ),
             "0/1",
             "Init:0/2",
             "0",
@@ -281,7 +300,11 @@ INITIALIZED = {"type": "Initialized", "status": "True"}
             pod("Failed", statuses=[container(terminated(137))]), "0/1", "ExitCode:137", "0", id="exit-code"
         ),
         pytest.param(
-            pod("Failed", statuses=[container(terminated(0, signal=15))]), "0/1", "Signal:15", "0", id="signal"
+            pod("Failed", statuses=[container(terminated(0, signal=15))]),
+            "0/1",
+            "Signal:15",
+            "0",
+            id="signal",
         ),
         pytest.param(
             pod(
@@ -295,7 +318,9 @@ INITIALIZED = {"type": "Initialized", "status": "True"}
             id="completed-container-with-running-sibling-ready",
         ),
         pytest.param(
-            pod(containers=2, statuses=[container(terminated(0, "Completed")), container(RUNNING, ready=True)]),
+            pod(
+                containers=2, statuses=[container(terminated(0, "Completed")), container(RUNNING, ready=True)]
+            ),
             "1/2",
             "NotReady",
             "0",
@@ -382,14 +407,25 @@ def test_pod_status(obj: dict[str, Any], ready: str, status: str, restarts: str)
 
 
 def test_pod_wide_cells() -> None:
-    obj = pod(statuses=[container(RUNNING, ready=True)], conditions=[READY, {"type": "example.com/lb", "status": "True"}])
+    obj = pod(
+        statuses=[container(RUNNING, ready=True)],
+        conditions=[READY, {"type": "example.com/lb", "status": "True"}],
+    )
     obj["spec"].update(
         nodeName="node-1",
         readinessGates=[{"conditionType": "example.com/lb"}, {"conditionType": "example.com/dns"}],
     )
     obj["status"].update(podIPs=[{"ip": "10.244.1.7"}, {"ip": "fd00::7"}], nominatedNodeName="node-2")
     assert row("", "pods", obj) == [
-        "web-0", "1/1", "Running", "0", "5m", "10.244.1.7", "node-1", "node-2", "1/2"
+        "web-0",
+        "1/1",
+        "Running",
+        "0",
+        "5m",
+        "10.244.1.7",
+        "node-1",
+        "node-2",
+        "1/2",
     ]
 
 
@@ -408,7 +444,14 @@ def test_pod_ip_prefers_pod_ip_field() -> None:
     [
         pytest.param(
             "Succeeded",
-            [{"type": "Completed", "status": "True", "reason": "Succeeded", "message": "The pod has completed successfully."}],
+            [
+                {
+                    "type": "Completed",
+                    "status": "True",
+                    "reason": "Succeeded",
+                    "message": "The pod has completed successfully.",
+                }
+            ],
             id="succeeded",
         ),
         pytest.param(
@@ -475,7 +518,9 @@ def service(spec: dict[str, Any], status: dict[str, Any] | None = None) -> dict[
             id="external-ips-and-default-protocol",
         ),
         pytest.param(
-            service({"type": "LoadBalancer", "clusterIP": "10.96.1.1", "ports": [{"port": 80, "nodePort": 31000}]}),
+            service(
+                {"type": "LoadBalancer", "clusterIP": "10.96.1.1", "ports": [{"port": 80, "nodePort": 31000}]}
+            ),
             ["web", "LoadBalancer", "10.96.1.1", "<pending>", "80:31000/TCP", "5m", "<none>"],
             id="load-balancer-pending",
         ),
@@ -484,7 +529,15 @@ def service(spec: dict[str, Any], status: dict[str, Any] | None = None) -> dict[
                 {"type": "LoadBalancer", "clusterIP": "10.96.1.1", "externalIPs": ["192.0.2.9"]},
                 {"loadBalancer": {"ingress": [{"ip": "203.0.113.5"}, {"hostname": "lb.example.com"}]}},
             ),
-            ["web", "LoadBalancer", "10.96.1.1", "203.0.113.5,lb.example.com,192.0.2.9", "<none>", "5m", "<none>"],
+            [
+                "web",
+                "LoadBalancer",
+                "10.96.1.1",
+                "203.0.113.5,lb.example.com,192.0.2.9",
+                "<none>",
+                "5m",
+                "<none>",
+            ],
             id="load-balancer-ingress",
         ),
         pytest.param(
@@ -584,8 +637,17 @@ def workload(spec: dict[str, Any], status: dict[str, Any], name: str = "web") ->
                 },
             ),
             [
-                "web", 3, 3, 2, 3, 2, "kubernetes.io/os=linux", "3d",
-                "nginx,log", "nginx:1.27,fluent-bit:3", "app=web",
+                "web",
+                3,
+                3,
+                2,
+                3,
+                2,
+                "kubernetes.io/os=linux",
+                "3d",
+                "nginx,log",
+                "nginx:1.27,fluent-bit:3",
+                "app=web",
             ],
             id="daemonset",
         ),
@@ -619,7 +681,8 @@ def workload(spec: dict[str, Any], status: dict[str, Any], name: str = "web") ->
             ("apps", "controllerrevisions"),
             {
                 "metadata": meta(
-                    "orphan", ownerReferences=[{"apiVersion": "v1", "kind": "Pod", "name": "x", "controller": False}]
+                    "orphan",
+                    ownerReferences=[{"apiVersion": "v1", "kind": "Pod", "name": "x", "controller": False}],
                 ),
                 "revision": 1,
             },
@@ -656,9 +719,13 @@ COMPLETE = {"type": "Complete", "status": "True"}
             "42s",
             id="complete",
         ),
-        pytest.param(job({}, {"active": 1, "startTime": ago(300)}), "Running", "0/1", "5m", id="running-defaults"),
+        pytest.param(
+            job({}, {"active": 1, "startTime": ago(300)}), "Running", "0/1", "5m", id="running-defaults"
+        ),
         pytest.param(job({"parallelism": 3}, {"succeeded": 1}), "Running", "1/1 of 3", "", id="work-queue"),
-        pytest.param(job({"completions": 5, "parallelism": 2}, {"succeeded": 2}), "Running", "2/5", "", id="fixed"),
+        pytest.param(
+            job({"completions": 5, "parallelism": 2}, {"succeeded": 2}), "Running", "2/5", "", id="fixed"
+        ),
         pytest.param(
             job({"completions": 1}, {"conditions": [{"type": "Failed", "status": "True"}]}),
             "Failed",
@@ -681,7 +748,11 @@ COMPLETE = {"type": "Complete", "status": "True"}
             id="failure-target",
         ),
         pytest.param(
-            job({"completions": 1}, {"conditions": [{"type": "Suspended", "status": "True"}]}, deletionTimestamp=ago(1)),
+            job(
+                {"completions": 1},
+                {"conditions": [{"type": "Suspended", "status": "True"}]},
+                deletionTimestamp=ago(1),
+            ),
             "Terminating",
             "0/1",
             "",
@@ -724,13 +795,21 @@ def test_job(obj: dict[str, Any], status: str, completions: str, duration: str) 
             ["backup", "0 3 * * *", "Europe/Paris", "True", 0, "<none>"],
             id="suspended-never-run",
         ),
-        pytest.param({"schedule": "@hourly"}, {}, ["backup", "@hourly", "<none>", "False", 0, "<none>"], id="defaults"),
+        pytest.param(
+            {"schedule": "@hourly"}, {}, ["backup", "@hourly", "<none>", "False", 0, "<none>"], id="defaults"
+        ),
     ],
 )
 def test_cron_job(spec: dict[str, Any], status: dict[str, Any], cells: list[Any]) -> None:
     template = {"spec": {"template": TEMPLATE, "selector": {"matchLabels": {"job": "backup"}}}}
     obj = {"metadata": meta("backup", 7200), "spec": {**spec, "jobTemplate": template}, "status": status}
-    assert row("batch", "cronjobs", obj) == [*cells, "120m", "nginx,log", "nginx:1.27,fluent-bit:3", "job=backup"]
+    assert row("batch", "cronjobs", obj) == [
+        *cells,
+        "120m",
+        "nginx,log",
+        "nginx:1.27,fluent-bit:3",
+        "job=backup",
+    ]
 
 
 # -- nodes --------------------------------------------------------------------------------------------------
@@ -743,7 +822,9 @@ NODE_INFO = {
 }
 
 
-def node(conditions: list[dict[str, Any]], labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+def node(
+    conditions: list[dict[str, Any]], labels: dict[str, str] | None = None, **spec: Any
+) -> dict[str, Any]:
     return {
         "metadata": {"name": "node-1", "creationTimestamp": ago(86400 * 20), "labels": labels or {}},
         "spec": spec,
@@ -770,7 +851,11 @@ def node(conditions: list[dict[str, Any]], labels: dict[str, str] | None = None,
         pytest.param(
             node(
                 [{"type": "MemoryPressure", "status": "False"}, {"type": "Ready", "status": "False"}],
-                {"kubernetes.io/role": "worker", "node-role.kubernetes.io/infra": "", "node-role.kubernetes.io/": ""},
+                {
+                    "kubernetes.io/role": "worker",
+                    "node-role.kubernetes.io/infra": "",
+                    "node-role.kubernetes.io/": "",
+                },
             ),
             "NotReady",
             "infra,worker",
@@ -803,7 +888,16 @@ def test_node(obj: dict[str, Any], status: str, roles: str) -> None:
 def test_node_without_info() -> None:
     obj = {"metadata": {"name": "bare"}}
     assert row("", "nodes", obj) == [
-        "bare", "Unknown", "<none>", "<unknown>", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"
+        "bare",
+        "Unknown",
+        "<none>",
+        "<unknown>",
+        "",
+        "<none>",
+        "<none>",
+        "<unknown>",
+        "<unknown>",
+        "<unknown>",
     ]
 
 
@@ -819,7 +913,7 @@ def test_node_without_info() -> None:
                 "metadata": meta("web-0.17f3a"),
                 "involvedObject": {"kind": "Pod", "name": "web-0", "fieldPath": "spec.containers{nginx}"},
                 "reason": "Pulled",
-                "message": "Container image \"nginx:1.27\" already present on machine\n",
+                "message": 'Container image "nginx:1.27" already present on machine\n',
                 "source": {"component": "kubelet", "host": "node-1"},
                 "firstTimestamp": ago(3600),
                 "lastTimestamp": ago(300),
@@ -827,8 +921,16 @@ def test_node_without_info() -> None:
                 "type": "Normal",
             },
             [
-                "5m", "Normal", "Pulled", "pod/web-0", "spec.containers{nginx}", "kubelet, node-1",
-                "Container image \"nginx:1.27\" already present on machine", "60m", 3, "web-0.17f3a",
+                "5m",
+                "Normal",
+                "Pulled",
+                "pod/web-0",
+                "spec.containers{nginx}",
+                "kubelet, node-1",
+                'Container image "nginx:1.27" already present on machine',
+                "60m",
+                3,
+                "web-0.17f3a",
             ],
             id="core-event",
         ),
@@ -843,7 +945,18 @@ def test_node_without_info() -> None:
                 "reportingInstance": "cp-1",
                 "type": "Warning",
             },
-            ["39s", "Warning", "Created", "namespace", "", "kube-controller-manager, cp-1", "", "39s", 1, "ns.1"],
+            [
+                "39s",
+                "Warning",
+                "Created",
+                "namespace",
+                "",
+                "kube-controller-manager, cp-1",
+                "",
+                "39s",
+                1,
+                "ns.1",
+            ],
             id="core-event-new-style-singleton",
         ),
         pytest.param(
@@ -861,8 +974,16 @@ def test_node_without_info() -> None:
                 "type": "Normal",
             },
             [
-                "2m", "Normal", "ScalingReplicaSet", "deployment/web", "", "deployment-controller",
-                "Scaled up replica set web-7d4b9c to 3", "10m", 4, "web.1",
+                "2m",
+                "Normal",
+                "ScalingReplicaSet",
+                "deployment/web",
+                "",
+                "deployment-controller",
+                "Scaled up replica set web-7d4b9c to 3",
+                "10m",
+                4,
+                "web.1",
             ],
             id="events-v1-series",
         ),
@@ -879,8 +1000,16 @@ def test_node_without_info() -> None:
                 "type": "Normal",
             },
             [
-                "120m", "Normal", "Killing", "pod/web-1", "spec.containers{app}", "kubelet",
-                "Stopping container app", "120m", 2, "old.1",
+                "120m",
+                "Normal",
+                "Killing",
+                "pod/web-1",
+                "spec.containers{app}",
+                "kubelet",
+                "Stopping container app",
+                "120m",
+                2,
+                "old.1",
             ],
             id="events-v1-deprecated-fields",
         ),
@@ -903,7 +1032,9 @@ def test_event(key: tuple[str, str], obj: dict[str, Any], cells: list[Any]) -> N
             id="namespace",
         ),
         pytest.param(
-            ("", "namespaces"), {"metadata": {"name": "fresh", "creationTimestamp": ago(5)}}, ["fresh", "Active", "5s"],
+            ("", "namespaces"),
+            {"metadata": {"name": "fresh", "creationTimestamp": ago(5)}},
+            ["fresh", "Active", "5s"],
             id="namespace-default-phase",
         ),
         pytest.param(
@@ -912,7 +1043,9 @@ def test_event(key: tuple[str, str], obj: dict[str, Any], cells: list[Any]) -> N
             ["cfg", 3, "5m"],
             id="configmap",
         ),
-        pytest.param(("", "configmaps"), {"metadata": meta("empty")}, ["empty", 0, "5m"], id="configmap-empty"),
+        pytest.param(
+            ("", "configmaps"), {"metadata": meta("empty")}, ["empty", 0, "5m"], id="configmap-empty"
+        ),
         pytest.param(
             ("", "secrets"),
             {"metadata": meta("tls"), "type": "kubernetes.io/tls", "data": {"tls.crt": "", "tls.key": ""}},
@@ -931,7 +1064,9 @@ def test_event(key: tuple[str, str], obj: dict[str, Any], cells: list[Any]) -> N
             ["builder", 1, "5m"],
             id="serviceaccount",
         ),
-        pytest.param(("", "serviceaccounts"), {"metadata": meta("default")}, ["default", 0, "5m"], id="sa-none"),
+        pytest.param(
+            ("", "serviceaccounts"), {"metadata": meta("default")}, ["default", 0, "5m"], id="sa-none"
+        ),
         pytest.param(
             ("", "limitranges"),
             {"metadata": meta("limits", 3600), "spec": {"limits": [{"type": "Container"}]}},
@@ -955,7 +1090,12 @@ def test_event(key: tuple[str, str], obj: dict[str, Any], cells: list[Any]) -> N
             {
                 "metadata": meta("quota"),
                 "status": {
-                    "hard": {"pods": "10", "requests.cpu": "2", "limits.memory": "2Gi", "limits.cpu": "4000m"},
+                    "hard": {
+                        "pods": "10",
+                        "requests.cpu": "2",
+                        "limits.memory": "2Gi",
+                        "limits.cpu": "4000m",
+                    },
                     "used": {"pods": "3", "requests.cpu": "500m", "limits.memory": "1024Mi"},
                 },
             },
@@ -968,7 +1108,9 @@ def test_event(key: tuple[str, str], obj: dict[str, Any], cells: list[Any]) -> N
             ["kube-scheduler", "cp-1_2f5e", "5m"],
             id="lease",
         ),
-        pytest.param(("coordination.k8s.io", "leases"), {"metadata": meta("idle")}, ["idle", "", "5m"], id="lease-free"),
+        pytest.param(
+            ("coordination.k8s.io", "leases"), {"metadata": meta("idle")}, ["idle", "", "5m"], id="lease-free"
+        ),
         pytest.param(
             ("scheduling.k8s.io", "priorityclasses"),
             {"metadata": meta("high"), "value": 1000000, "globalDefault": True, "preemptionPolicy": "Never"},
@@ -1007,7 +1149,19 @@ def test_simple_kinds(key: tuple[str, str], obj: dict[str, Any], cells: list[Any
                 },
                 "status": {"phase": "Bound"},
             },
-            ["pv-1", "10Gi", "RWO,RWX", "Delete", "Bound", "default/data", "standard", "<unset>", "", "24h", "Block"],
+            [
+                "pv-1",
+                "10Gi",
+                "RWO,RWX",
+                "Delete",
+                "Bound",
+                "default/data",
+                "standard",
+                "<unset>",
+                "",
+                "24h",
+                "Block",
+            ],
             id="pv-bound",
         ),
         pytest.param(
@@ -1027,8 +1181,19 @@ def test_simple_kinds(key: tuple[str, str], obj: dict[str, Any], cells: list[Any
                 },
                 "status": {"phase": "Failed", "reason": "Recycle failed"},
             },
-            ["pv-2", "1Gi", "ROX,RWOP", "Retain", "Terminating", "", "legacy", "gold", "Recycle failed", "24h",
-             "Filesystem"],
+            [
+                "pv-2",
+                "1Gi",
+                "ROX,RWOP",
+                "Retain",
+                "Terminating",
+                "",
+                "legacy",
+                "gold",
+                "Recycle failed",
+                "24h",
+                "Filesystem",
+            ],
             id="pv-terminating-defaults",
         ),
         pytest.param(
@@ -1041,7 +1206,11 @@ def test_simple_kinds(key: tuple[str, str], obj: dict[str, Any], cells: list[Any
                     "storageClassName": "standard",
                     "volumeName": "pv-1",
                 },
-                "status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "10Gi"}},
+                "status": {
+                    "phase": "Bound",
+                    "accessModes": ["ReadWriteOnce"],
+                    "capacity": {"storage": "10Gi"},
+                },
             },
             ["data", "Bound", "pv-1", "10Gi", "RWO", "standard", "<unset>", "5m", "Filesystem"],
             id="pvc-bound",
@@ -1133,7 +1302,10 @@ CONTAINER_CPU = {
     ("obj", "targets"),
     [
         pytest.param(
-            hpa([cpu_target(80)], [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 45}}}]),
+            hpa(
+                [cpu_target(80)],
+                [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 45}}}],
+            ),
             "cpu: 45%/80%",
             id="cpu-utilization",
         ),
@@ -1143,8 +1315,14 @@ CONTAINER_CPU = {
             hpa(
                 [MEMORY_VALUE, PODS_METRIC],
                 [
-                    {"type": "Resource", "resource": {"name": "memory", "current": {"averageValue": "268435456"}}},
-                    {"type": "Pods", "pods": {"metric": {"name": "qps"}, "current": {"averageValue": "1500m"}}},
+                    {
+                        "type": "Resource",
+                        "resource": {"name": "memory", "current": {"averageValue": "268435456"}},
+                    },
+                    {
+                        "type": "Pods",
+                        "pods": {"metric": {"name": "qps"}, "current": {"averageValue": "1500m"}},
+                    },
                 ],
             ),
             "memory: 268435456/512Mi, 1500m/1k",
@@ -1159,7 +1337,10 @@ CONTAINER_CPU = {
             hpa(
                 [CONTAINER_CPU, OBJECT_VALUE],
                 [
-                    {"type": "ContainerResource", "containerResource": {"name": "cpu", "current": {"averageUtilization": 7}}},
+                    {
+                        "type": "ContainerResource",
+                        "containerResource": {"name": "cpu", "current": {"averageUtilization": 7}},
+                    },
                     {"type": "Object", "object": {"metric": {"name": "hits"}, "current": {"value": "1200"}}},
                 ],
             ),
@@ -1170,7 +1351,15 @@ CONTAINER_CPU = {
     ],
 )
 def test_hpa(obj: dict[str, Any], targets: str) -> None:
-    assert row("autoscaling", "horizontalpodautoscalers", obj) == ["web", "Deployment/web", targets, "2", 10, 4, "5m"]
+    assert row("autoscaling", "horizontalpodautoscalers", obj) == [
+        "web",
+        "Deployment/web",
+        targets,
+        "2",
+        10,
+        4,
+        "5m",
+    ]
 
 
 def test_hpa_default_min_replicas() -> None:
@@ -1212,7 +1401,12 @@ def addresses(*ips: str) -> list[dict[str, str]]:
         ),
         pytest.param(
             ("", "endpoints"),
-            endpoints([{"addresses": addresses("fd00::1")}, {"addresses": addresses("fd00::2"), "ports": [{"port": 80}]}]),
+            endpoints(
+                [
+                    {"addresses": addresses("fd00::1")},
+                    {"addresses": addresses("fd00::2"), "ports": [{"port": 80}]},
+                ]
+            ),
             ["web", "fd00::1,[fd00::2]:80", "5m"],
             id="endpoints-headless-and-ipv6",
         ),
@@ -1244,14 +1438,22 @@ def addresses(*ips: str) -> list[dict[str, str]]:
                 "metadata": meta("web"),
                 "spec": {
                     "ingressClassName": "nginx",
-                    "rules": [{"host": f"{host}.example.com"} if host else {} for host in ("a", "", "b", "c", "d")],
+                    "rules": [
+                        {"host": f"{host}.example.com"} if host else {} for host in ("a", "", "b", "c", "d")
+                    ],
                     "tls": [{"hosts": ["a.example.com"]}],
                 },
-                "status": {"loadBalancer": {"ingress": [{"hostname": "lb.example.com"}, {"ip": "203.0.113.10"}]}},
+                "status": {
+                    "loadBalancer": {"ingress": [{"hostname": "lb.example.com"}, {"ip": "203.0.113.10"}]}
+                },
             },
             [
-                "web", "nginx", "a.example.com,b.example.com,c.example.com + 2 more...",
-                "203.0.113.10,lb.example.com", "80, 443", "5m",
+                "web",
+                "nginx",
+                "a.example.com,b.example.com,c.example.com + 2 more...",
+                "203.0.113.10,lb.example.com",
+                "80, 443",
+                "5m",
             ],
             id="ingress",
         ),
@@ -1267,7 +1469,11 @@ def addresses(*ips: str) -> list[dict[str, str]]:
                 "metadata": meta("nginx"),
                 "spec": {
                     "controller": "k8s.io/ingress-nginx",
-                    "parameters": {"apiGroup": "k8s.example.com", "kind": "IngressParameters", "name": "external"},
+                    "parameters": {
+                        "apiGroup": "k8s.example.com",
+                        "kind": "IngressParameters",
+                        "name": "external",
+                    },
                 },
             },
             ["nginx", "k8s.io/ingress-nginx", "IngressParameters.k8s.example.com/external", "5m"],
@@ -1289,14 +1495,21 @@ def addresses(*ips: str) -> list[dict[str, str]]:
             ("networking.k8s.io", "networkpolicies"),
             {
                 "metadata": meta("db"),
-                "spec": {"podSelector": {"matchExpressions": [{"key": "role", "operator": "NotIn", "values": ["x"]}]}},
+                "spec": {
+                    "podSelector": {
+                        "matchExpressions": [{"key": "role", "operator": "NotIn", "values": ["x"]}]
+                    }
+                },
             },
             ["db", "role notin (x)", "5m"],
             id="networkpolicy-selector",
         ),
         pytest.param(
             ("networking.k8s.io", "networkpolicies"),
-            {"metadata": meta("bad"), "spec": {"podSelector": {"matchExpressions": [{"key": "a", "operator": "Is"}]}}},
+            {
+                "metadata": meta("bad"),
+                "spec": {"podSelector": {"matchExpressions": [{"key": "a", "operator": "Is"}]}},
+            },
             ["bad", "<error>", "5m"],
             id="networkpolicy-invalid-selector",
         ),

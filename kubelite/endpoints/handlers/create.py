@@ -5,8 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 
 from kubelite.admission import Attributes
+from kubelite.apimachinery import serializers
 from kubelite.apimachinery.meta import Obj
-from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
@@ -16,7 +17,10 @@ from kubelite.endpoints.request_info import RequestInfo
 async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    obj = await params.read_object(request)
+    obj, body, media_type = await params.read_object_and_body(request)
+    warnings = field_validation.check(
+        scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
+    )
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     attrs = Attributes("CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request),
                        write.dry_run)
@@ -26,4 +30,4 @@ async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -
         await scope.admission.validate(attrs, final, old)
 
     created = await scope.store.create(info.namespace, obj, write, validate=validate)
-    return write_object(created, negotiated, status=201)
+    return write_object(created, negotiated, status=201, warnings=warnings)

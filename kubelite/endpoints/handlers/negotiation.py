@@ -63,10 +63,19 @@ def encode(value: object, negotiated: Negotiated) -> bytes:
     return serializers.dumps_json(value)
 
 
-def write_object(obj: Obj, negotiated: Negotiated, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(
+def write_object(
+    obj: Obj,
+    negotiated: Negotiated,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    warnings: list[str] | None = None,
+) -> web.Response:
+    response = web.Response(
         body=encode(obj, negotiated), status=status, content_type=negotiated.content_type, headers=headers
     )
+    for warning in warnings or ():
+        response.headers.add("Warning", warning)
+    return response
 
 
 def write_json(value: object, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:

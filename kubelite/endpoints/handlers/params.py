@@ -124,6 +124,12 @@ async def read_body(request: web.Request) -> bytes:
 
 async def read_object(request: web.Request) -> dict[str, Any]:
     """Decode a write's body into an object; anything else is a 400."""
+    obj, _, _ = await read_object_and_body(request)
+    return obj
+
+
+async def read_object_and_body(request: web.Request) -> tuple[dict[str, Any], bytes, str]:
+    """The decoded object, the raw body and its media type (field validation needs all three)."""
     body = await read_body(request)
     content_type = serializers.content_type_of(request.headers.get("Content-Type"))
     if content_type not in (serializers.JSON, serializers.YAML, "application/yml", "text/yaml"):
@@ -135,4 +141,4 @@ async def read_object(request: web.Request) -> dict[str, Any]:
         raise errors.bad_request(
             f"couldn't get version/kind; json parse error: cannot unmarshal {type(obj).__name__} into an object"
         )
-    return obj
+    return obj, body, content_type

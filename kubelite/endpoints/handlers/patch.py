@@ -16,7 +16,7 @@ from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.patch.json_patch import JSONPatchError, apply_json_patch
 from kubelite.apimachinery.patch.merge import apply_merge_patch
-from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
@@ -65,10 +65,14 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     attrs = Attributes("UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request),
                        write.dry_run)
 
+    warnings: list[str] = []
+    directive = request.query.get("fieldValidation")
+
     async def patched(current: Obj | None) -> Obj:
         if current is None:
             raise errors.not_found(scope.spec.group_resource, info.name)
         new = apply(current)
+        warnings[:] = field_validation.check(scope.spec, new, b"", directive, False)
         await scope.admission.admit(attrs, new, current)
         return new
 
@@ -78,4 +82,4 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     result, _ = await scope.store.update(
         info.namespace, info.name, patched, write, strategy=strategy, validate=validate, allow_create=False
     )
-    return write_object(result, negotiated)
+    return write_object(result, negotiated, warnings=warnings)

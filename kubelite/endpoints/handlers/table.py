@@ -41,6 +41,10 @@ def to_table(
     rows = []
     for obj in objects:
         row: dict[str, Any] = {"cells": table_spec.row(obj, when)}
+        if table_spec.conditions is not None:
+            conditions = table_spec.conditions(obj)
+            if conditions:
+                row["conditions"] = conditions
         if include_object == "Metadata":
             row["object"] = partial_metadata(obj)
         elif include_object == "Object":

@@ -5,9 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 
 from kubelite.admission import Attributes
-from kubelite.apimachinery import errors
+from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.meta import Obj, deep_copy
-from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
@@ -17,7 +17,10 @@ from kubelite.endpoints.request_info import RequestInfo
 async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    obj = await params.read_object(request)
+    obj, body, media_type = await params.read_object_and_body(request)
+    warnings = field_validation.check(
+        scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
+    )
     strategy = None
     if info.subresource:
         strategy = scope.subresource_strategies.get(info.subresource)
@@ -37,4 +40,4 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
     result, created = await scope.store.update(
         info.namespace, info.name, replace, write, strategy=strategy, validate=validate
     )
-    return write_object(result, negotiated, status=201 if created else 200)
+    return write_object(result, negotiated, status=201 if created else 200, warnings=warnings)

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from email.utils import formatdate
 from typing import Any
 
 import orjson
@@ -116,7 +115,9 @@ class OpenAPIBuilder:
             if requested_hash != tag:
                 return Reply(301, headers={"Location": v3.server_relative_url(gv_path, tag)})
             headers["Cache-Control"] = "public, immutable"
-            headers["Expires"] = formatdate(usegmt=True, timeval=time.time() + _ONE_YEAR)
+            headers["Expires"] = time.strftime(
+                "%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + _ONE_YEAR)
+            )
         return Reply(200, data, headers)
 
     def warm(self) -> None:

@@ -84,9 +84,9 @@ class _PodState:
 
     def __init__(self, pod: Obj) -> None:
         self.pod = pod
-        phase = text(pod, "status", "phase") or "Pending"
-        self.phase = phase
-        self.reason = text(pod, "status", "reason") or phase
+        # a pod's status is born Pending when it is created
+        self.phase = text(pod, "status", "phase") or "Pending"
+        self.reason = text(pod, "status", "reason") or self.phase
         if any(
             text(c, "type") == "PodScheduled" and text(c, "reason") == "SchedulingGated"
             for c in items(pod, "status", "conditions")
@@ -99,6 +99,9 @@ class _PodState:
         self.ready = 0
         self.restarts = 0
         self.last_restart: datetime | None = None
+        # once initialisation is over only sidecars' restarts carry over from the init containers
+        self._sidecar_restarts = 0
+        self._sidecar_last: datetime | None = None
 
     def walk_init_containers(self) -> bool:
         """Fold in the init containers; True while the pod is still initialising."""

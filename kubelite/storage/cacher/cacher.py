@@ -104,10 +104,7 @@ class Cacher:
         self._objects = fresh
         await self._advance(listed.revision)
         self._ready.set()
-        try:
-            watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)  # type: ignore[call-arg]
-        except TypeError:
-            watch = self.storage.watch(self.resource_prefix, listed.revision)
+        watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)
         try:
             async for event in watch:
                 self._apply(event)
@@ -189,6 +186,9 @@ class Cacher:
             return await self.storage.get_list(prefix, opts)
         if opts.resource_version is None:  # consistent read: the cache must have seen the newest revision
             wanted = await self.storage.current_revision()
+            if self.revision < wanted:
+                # the newest writes may be under other prefixes: ask the store to say how far we are
+                await self.storage.request_progress()
             if not await self.wait_until_fresh(wanted):
                 return await self.storage.get_list(prefix, opts)
         elif opts.resource_version and not await self.wait_until_fresh(opts.resource_version):

@@ -45,10 +45,6 @@ def get_object(conn: sqlite3.Connection, key: str) -> Obj | None:
     return None if row is None else orjson.loads(row[0])
 
 
-def revisions(conn: sqlite3.Connection) -> tuple[int, int]:
-    return schema.read_revisions(conn)
-
-
 def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
     """One consistent snapshot: the revision, the page and the remaining count are read together."""
     conn.execute("BEGIN")

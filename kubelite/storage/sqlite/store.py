@@ -209,9 +209,17 @@ class SQLiteStorage:
     # -- watch ----------------------------------------------------------------------------------------------
 
     def watch(
-        self, prefix: str, from_revision: int, *, predicate: Callable[[Obj], bool] | None = None
+        self,
+        prefix: str,
+        from_revision: int,
+        *,
+        predicate: Callable[[Obj], bool] | None = None,
+        progress_notify: bool = False,
     ) -> SQLiteWatcher:
-        """Events under `prefix` after `from_revision` (0: from now). Must be called on the event loop."""
+        """Events under `prefix` after `from_revision` (0: from now). Must be called on the event loop.
+
+        With `progress_notify`, the watcher also gets BOOKMARK events from `request_progress`.
+        """
         if self._closed:
             raise StorageError("storage is closed")
         if from_revision < 0:
@@ -227,7 +235,18 @@ class SQLiteStorage:
             self._watch_queue_size,
             self._read_history,
             self._get_compacted,
+            progress_notify=progress_notify,
         )
+
+    async def request_progress(self) -> None:
+        """etcd's RequestProgress: each progress-notify watcher gets a BOOKMARK at a revision at least as
+        new as every write committed before this call, unless an event that new is already queued for it.
+
+        A watch cache calls it before a consistent read, so it knows it is current even when nothing under
+        its prefix was written.
+        """
+        await self._hub.wait_published(self._writer.revision)
+        self._hub.request_progress()
 
     async def _read_history(
         self, prefix: str, after: int, until: int, limit: int

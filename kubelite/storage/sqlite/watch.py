@@ -10,6 +10,11 @@ Each watcher's queue is bounded. While it is still replaying history, an overflo
 live events and moves L up to the newest one (they are in the log and will be read from there); once live,
 an overflow cuts the watcher off (`cut_off` becomes True and iteration ends) instead of growing memory.
 
+A watcher opened with `progress_notify` also receives BOOKMARK events (key "", empty object) when
+`WatchHub.request_progress` runs: "nothing under your prefix up to this revision", as etcd's progress
+notifications, so a watch cache learns it is current although its resource was not written. A bookmark
+still last in the queue is moved forward rather than followed by another.
+
 History is read in pages. If a compaction passes the replay position meanwhile, rows the replay still needs
 may be gone, so iteration raises TooOldResourceVersion (as etcd ends a watch with "compacted").
 """
@@ -23,7 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import orjson
 
 from kubelite.storage.errors import StorageError, TooOldResourceVersion
-from kubelite.storage.interface import Obj, WatchEvent
+from kubelite.storage.interface import EventType, Obj, WatchEvent
 from kubelite.storage.sqlite.writer import Record
 
 #: (prefix, after, until, limit) -> (events, revision read up to)
@@ -37,6 +42,7 @@ class WatchHub:
         #: the newest revision published to watchers
         self.revision = revision
         self._watchers: set[SQLiteWatcher] = set()
+        self._waiting: list[tuple[int, asyncio.Future[None]]] = []
 
     def add(self, watcher: SQLiteWatcher) -> None:
         self._watchers.add(watcher)
@@ -48,6 +54,13 @@ class WatchHub:
         return len(self._watchers)
 
     def publish(self, records: list[Record]) -> None:
+        try:
+            self._publish(records)
+        finally:
+            if self._waiting:
+                self._release_waiters()
+
+    def _publish(self, records: list[Record]) -> None:
         for rec in records:
             self.revision = rec.revision
             if not self._watchers:
@@ -62,9 +75,33 @@ class WatchHub:
                     event = WatchEvent(rec.type, rec.key, orjson.loads(rec.value), rec.revision, prev=prev)
                 watcher.push(event)
 
+    async def wait_published(self, revision: int) -> None:
+        """Until every revision up to `revision` has been published."""
+        if self.revision >= revision:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((revision, future))
+        await future
+
+    def request_progress(self) -> None:
+        """A bookmark at the published revision for every progress-notify watcher that is behind it."""
+        for watcher in list(self._watchers):
+            watcher.progress(self.revision)
+
+    def _release_waiters(self, everyone: bool = False) -> None:
+        keep = []
+        for revision, future in self._waiting:
+            if everyone or revision <= self.revision:
+                if not future.done():
+                    future.set_result(None)
+            else:
+                keep.append((revision, future))
+        self._waiting = keep
+
     def stop_all(self) -> None:
         for watcher in list(self._watchers):
             watcher.stop()
+        self._release_waiters(everyone=True)
 
 
 class SQLiteWatcher:
@@ -79,8 +116,13 @@ class SQLiteWatcher:
         queue_size: int,
         read_history: ReadHistory,
         compacted: Callable[[], int],
+        progress_notify: bool = False,
     ) -> None:
         self._hub = hub
+        self._progress_notify = progress_notify
+        #: the revision of the newest event or bookmark queued (or `from_revision`)
+        self._pushed = from_revision
+        self._bookmark: WatchEvent | None = None
         self._prefix = prefix
         self._from = from_revision
         self._predicate = predicate
@@ -117,12 +159,30 @@ class SQLiteWatcher:
             if not self._live:
                 # Still replaying: drop the buffer and read these events from the log instead.
                 self._queue.clear()
+                self._bookmark = None
                 self._history_until = event.revision
+                self._pushed = event.revision
                 return
             self.cut_off = True
             self.stop()
             return
         self._queue.append(event)
+        self._pushed = event.revision
+        self._wake()
+
+    def progress(self, revision: int) -> None:
+        if not self._progress_notify or self._stopped or revision <= self._pushed:
+            return
+        if self._bookmark is not None and self._queue and self._queue[-1] is self._bookmark:
+            # The newest thing queued is still our bookmark: move it forward rather than add another.
+            self._bookmark.revision = revision
+            self._pushed = revision
+            return
+        if len(self._queue) >= self._queue_size:
+            return  # progress is advisory; a full queue is not a reason to cut the watcher off
+        self._pushed = revision
+        self._bookmark = WatchEvent(EventType.BOOKMARK, "", {}, revision)
+        self._queue.append(self._bookmark)
         self._wake()
 
     def stop(self) -> None:
@@ -130,6 +190,7 @@ class SQLiteWatcher:
             return
         self._stopped = True
         self._queue.clear()
+        self._bookmark = None
         self._hub.remove(self)
         self._wake()
 
@@ -172,7 +233,10 @@ class SQLiteWatcher:
                         raise self.error
                     return
                 if self._queue:
-                    yield self._queue.popleft()
+                    event = self._queue.popleft()
+                    if event is self._bookmark:
+                        self._bookmark = None
+                    yield event
                     continue
                 self._waiter = asyncio.get_running_loop().create_future()
                 await self._waiter

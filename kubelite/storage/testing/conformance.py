@@ -54,9 +54,18 @@ EXACT = ResourceVersionMatch.EXACT
 NOT_OLDER_THAN = ResourceVersionMatch.NOT_OLDER_THAN
 
 
-def run(case: Case, factory: StorageFactory, *, timeout: float = 30.0) -> None:
-    """Run one case on a fresh uvloop event loop (the loop kubelite serves on)."""
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+LoopFactory = Callable[[], asyncio.AbstractEventLoop]
+
+
+def run(
+    case: Case,
+    factory: StorageFactory,
+    *,
+    timeout: float = 30.0,
+    loop_factory: LoopFactory = uvloop.new_event_loop,
+) -> None:
+    """Run one case on a fresh event loop; uvloop by default, the loop kubelite serves on."""
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
         runner.run(asyncio.wait_for(case(factory), timeout))
 
 
