@@ -26,9 +26,20 @@ def _time_kubelite() -> float:
     with tempfile.TemporaryDirectory() as data_dir:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kubelite", "serve", "--data-dir", data_dir, "--insecure-port", "0",
-             "--secure-port", "0"],
-            stdout=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "kubelite",
+                "serve",
+                "--data-dir",
+                data_dir,
+                "--insecure-port",
+                "0",
+                "--secure-port",
+                "0",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             assert proc.stdout is not None

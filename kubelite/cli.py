@@ -16,23 +16,44 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kubelite", description="A Kubernetes API server in Python.")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the API server")
-    serve.add_argument("--insecure-port", type=int, default=8080,
-                       help="plain HTTP port without authentication, for local use (0 picks a free port, -1 disables)")
+    serve.add_argument(
+        "--insecure-port",
+        type=int,
+        default=8080,
+        help="plain HTTP port without authentication, for local use (0 picks a free port, -1 disables)",
+    )
     serve.add_argument("--insecure-bind-address", default="127.0.0.1")
-    serve.add_argument("--secure-port", type=int, default=6443,
-                       help="HTTPS port with client-certificate authentication (0 picks a free port, -1 disables)")
-    serve.add_argument("--bind-address", default="127.0.0.1",
-                       help="address of the secure port; kube-apiserver defaults to 0.0.0.0, kubelite to loopback")
+    serve.add_argument(
+        "--secure-port",
+        type=int,
+        default=6443,
+        help="HTTPS port with client-certificate authentication (0 picks a free port, -1 disables)",
+    )
+    serve.add_argument(
+        "--bind-address",
+        default="127.0.0.1",
+        help="address of the secure port; kube-apiserver defaults to 0.0.0.0, kubelite to loopback",
+    )
     serve.add_argument("--data-dir", default="./kubelite-data", help="where the store and the PKI live")
     serve.add_argument("--cert-dir", default=None, help="where the certificates live (default: <data-dir>/pki)")
     serve.add_argument("--service-cluster-ip-range", default="10.96.0.0/12")
     serve.add_argument("--storage-backend", default="sqlite", choices=["sqlite"])
-    serve.add_argument("--etcd-compaction-interval", default="5m",
-                       help="how often history is compacted (Go duration, e.g. 5m, 30s; 0 disables)")
-    serve.add_argument("--watch-bookmark-interval", default="1m",
-                       help="kubelite: how often watches with allowWatchBookmarks get a BOOKMARK")
-    serve.add_argument("--min-request-timeout", type=int, default=1800,
-                       help="seconds a watch lasts at least when the client sets no timeoutSeconds")
+    serve.add_argument(
+        "--etcd-compaction-interval",
+        default="5m",
+        help="how often history is compacted (Go duration, e.g. 5m, 30s; 0 disables)",
+    )
+    serve.add_argument(
+        "--watch-bookmark-interval",
+        default="1m",
+        help="kubelite: how often watches with allowWatchBookmarks get a BOOKMARK",
+    )
+    serve.add_argument(
+        "--min-request-timeout",
+        type=int,
+        default=1800,
+        help="seconds a watch lasts at least when the client sets no timeoutSeconds",
+    )
     serve.add_argument("-v", "--v", type=int, default=0, dest="verbosity", help="log verbosity")
     return parser
 
@@ -73,8 +94,9 @@ async def _serve(config: ServerConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
     running = await server.start()
     if running.insecure_port is not None:
-        print(f"kubelite: serving insecurely on http://{config.insecure_bind_address}:{running.insecure_port}",
-              flush=True)
+        print(
+            f"kubelite: serving insecurely on http://{config.insecure_bind_address}:{running.insecure_port}", flush=True
+        )
     if running.secure_port is not None:
         print(f"kubelite: serving securely on https://{config.bind_address}:{running.secure_port}", flush=True)
         print(f"kubelite: admin kubeconfig at {running.kubeconfig}", flush=True)
@@ -85,8 +107,10 @@ async def _serve(config: ServerConfig) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbosity >= 4 else logging.INFO if args.verbosity else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbosity >= 4 else logging.INFO if args.verbosity else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     data_dir = Path(args.data_dir).resolve()
     try:
         config = ServerConfig(

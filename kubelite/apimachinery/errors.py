@@ -151,7 +151,10 @@ def forbidden(qualified: GroupResource, name: str, why: str) -> StatusError:
 def namespace_terminating(qualified: GroupResource, name: str, namespace: str) -> StatusError:
     why = f"unable to create new content in namespace {namespace} because it is being terminated"
     err = forbidden(qualified, name, why)
-    err.details = {**(err.details or {}), "causes": [Cause("NamespaceTerminating", why, "metadata.namespace").to_dict()]}
+    err.details = {
+        **(err.details or {}),
+        "causes": [Cause("NamespaceTerminating", why, "metadata.namespace").to_dict()],
+    }
     return err
 
 
@@ -166,15 +169,12 @@ def unsupported_media_type(content_type: str) -> StatusError:
     return StatusError(
         415,
         "UnsupportedMediaType",
-        f"the body of the request was in an unknown format - accepted media types include: "
-        f"{ACCEPTED_MEDIA_TYPES}",
+        f"the body of the request was in an unknown format - accepted media types include: {ACCEPTED_MEDIA_TYPES}",
     )
 
 
 def not_acceptable() -> StatusError:
-    return StatusError(
-        406, "NotAcceptable", f"only the following media types are accepted: {ACCEPTED_MEDIA_TYPES}"
-    )
+    return StatusError(406, "NotAcceptable", f"only the following media types are accepted: {ACCEPTED_MEDIA_TYPES}")
 
 
 def internal_error(why: str) -> StatusError:

@@ -99,7 +99,7 @@ def loads_json(body: bytes) -> Any:
 
 def loads_yaml(body: bytes) -> Any:
     try:
-        return yaml.load(body, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(body, Loader=_Loader)
     except yaml.YAMLError as exc:
         raise DecodeError(str(exc).replace("\n", " ")) from exc
 

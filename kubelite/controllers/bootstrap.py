@@ -29,22 +29,34 @@ async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: s
     for name in SYSTEM_NAMESPACES:
         await _ensure(registry, "", "namespaces", "", {"metadata": {"name": name}})
     labels = {"component": "apiserver", "provider": "kubernetes"}
-    await _ensure(registry, "", "services", "default", {
-        "metadata": {"name": "kubernetes", "namespace": "default", "labels": labels},
-        "spec": {
-            "clusterIP": service_ip,
-            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": secure_port}],
-            "sessionAffinity": "None",
-            "type": "ClusterIP",
+    await _ensure(
+        registry,
+        "",
+        "services",
+        "default",
+        {
+            "metadata": {"name": "kubernetes", "namespace": "default", "labels": labels},
+            "spec": {
+                "clusterIP": service_ip,
+                "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": secure_port}],
+                "sessionAffinity": "None",
+                "type": "ClusterIP",
+            },
         },
-    })
+    )
     endpoints = registry.store("", "endpoints")
-    desired = [{"addresses": [{"ip": advertise_address}],
-                "ports": [{"name": "https", "port": secure_port, "protocol": "TCP"}]}]
+    desired = [
+        {"addresses": [{"ip": advertise_address}], "ports": [{"name": "https", "port": secure_port, "protocol": "TCP"}]}
+    ]
 
     async def point_at_us(current: Obj | None) -> Obj:
-        obj = current or {"metadata": {"name": "kubernetes", "namespace": "default", "labels": {
-            "endpointslice.kubernetes.io/skip-mirror": "true"}}}
+        obj = current or {
+            "metadata": {
+                "name": "kubernetes",
+                "namespace": "default",
+                "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"},
+            }
+        }
         obj["subsets"] = desired
         return obj
 

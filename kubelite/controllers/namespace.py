@@ -27,7 +27,7 @@ async def run_namespace_controller(registry: Registry) -> None:
         try:
             for _ in range(600):
                 remaining = 0
-                for (group, resource), store in registry.stores.items():
+                for store in registry.stores.values():
                     if not store.spec.namespaced:
                         continue
                     deleted = await store.delete_collection(name, ListParams(), DeleteParams(grace_period_seconds=0))

@@ -101,12 +101,16 @@ class Discovery:
         for group in names:
             versions = []
             for version in self._versions(group):
-                versions.append({
-                    "version": version,
-                    "resources": [self._aggregated_resource(s) for s in sorted(
-                        self._resources_of(group, version), key=lambda s: s.resource)],
-                    "freshness": "Current",
-                })
+                versions.append(
+                    {
+                        "version": version,
+                        "resources": [
+                            self._aggregated_resource(s)
+                            for s in sorted(self._resources_of(group, version), key=lambda s: s.resource)
+                        ],
+                        "freshness": "Current",
+                    }
+                )
             items.append({"metadata": {"name": group, "creationTimestamp": None}, "versions": versions})
         return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items}
 

@@ -32,8 +32,12 @@ SUBRESOURCE_HANDLERS: dict[str, SubresourceHandler] = {
     "log": subresources.log,
 }
 
-NOT_FOUND = errors.StatusError(404, "NotFound", "the server could not find the requested resource",
-                               {"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]})
+NOT_FOUND = errors.StatusError(
+    404,
+    "NotFound",
+    "the server could not find the requested resource",
+    {"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]},
+)
 
 
 def _not_found() -> errors.StatusError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from kubelite.apimachinery import errors
@@ -67,10 +68,15 @@ class Store:
             raise _too_large_resource_version(exc) from exc
         meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
         if result.next_key is not None:
-            meta["continue"] = continue_token.encode(result.revision, result.next_key[len(prefix):])
+            meta["continue"] = continue_token.encode(result.revision, result.next_key[len(prefix) :])
             if result.remaining is not None:
                 meta["remainingItemCount"] = result.remaining
-        return {"kind": self.spec.list_kind, "apiVersion": self.spec.api_version, "metadata": meta, "items": result.items}
+        return {
+            "kind": self.spec.list_kind,
+            "apiVersion": self.spec.api_version,
+            "metadata": meta,
+            "items": result.items,
+        }
 
     def _list_options(self, prefix: str, params: ListParams) -> ListOptions:
         predicate = self.predicate(params)
@@ -101,7 +107,7 @@ class Store:
             supported = self.strategy.supported_field_labels()
             for req in fields.requirements:
                 if req.field not in supported:
-                    raise errors.bad_request(f'field label not supported: {req.field}')
+                    raise errors.bad_request(f"field label not supported: {req.field}")
         if (labels is None or labels.empty) and (fields is None or fields.empty):
             return None
 
@@ -117,10 +123,17 @@ class Store:
         if params.send_initial_events is not None:
             if params.resource_version_match != "NotOlderThan":
                 raise errors.invalid(
-                    "meta.k8s.io", "ListOptions", "",
-                    [Cause("FieldValueInvalid",
-                           "sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
-                           "resourceVersionMatch")],
+                    "meta.k8s.io",
+                    "ListOptions",
+                    "",
+                    [
+                        Cause(
+                            "FieldValueInvalid",
+                            "sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to "
+                            "NotOlderThan",
+                            "resourceVersionMatch",
+                        )
+                    ],
                 )
         request = WatchRequest(
             prefix=self.list_prefix(namespace),
@@ -240,7 +253,9 @@ class Store:
         if meta.get("deletionTimestamp") and not self.finalizers_pending(stored):
             # the last finalizer is gone: the pending deletion completes now
             try:
-                stored = await self.storage.delete(key, preconditions=Preconditions(resource_version=meta["resourceVersion"]))
+                stored = await self.storage.delete(
+                    key, preconditions=Preconditions(resource_version=meta["resourceVersion"])
+                )
             except (storage_errors.KeyNotFound, storage_errors.Conflict):
                 pass
         return stored, created
@@ -251,7 +266,13 @@ class Store:
         requested_rv = new_meta.get("resourceVersion")
         if requested_rv and str(requested_rv) != old_meta.get("resourceVersion"):
             raise storage_errors.Conflict("resourceVersion mismatch")
-        for system_field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+        for system_field in (
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+        ):
             if system_field in old_meta:
                 new_meta[system_field] = old_meta[system_field]
             else:
@@ -266,14 +287,21 @@ class Store:
         if old_meta.get("deletionTimestamp"):
             added = set(new_meta.get("finalizers") or []) - set(old_meta.get("finalizers") or [])
             if added:
-                self._raise_invalid(new, [FieldError.forbidden(
-                    "metadata.finalizers",
-                    f"no new finalizers can be added if the object is being deleted, found new finalizers "
-                    f"{sorted(added)!r}".replace("'", '"'),
-                )])
-        field_errors = validate_object_meta_update(new_meta, old_meta) + validate_object_meta(
-            new_meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule
-        ) + strategy.validate_update(new, old)
+                self._raise_invalid(
+                    new,
+                    [
+                        FieldError.forbidden(
+                            "metadata.finalizers",
+                            f"no new finalizers can be added if the object is being deleted, found new finalizers "
+                            f"{sorted(added)!r}".replace("'", '"'),
+                        )
+                    ],
+                )
+        field_errors = (
+            validate_object_meta_update(new_meta, old_meta)
+            + validate_object_meta(new_meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule)
+            + strategy.validate_update(new, old)
+        )
         self._raise_invalid(new, field_errors)
         strategy.canonicalize(new)
         new["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
@@ -292,7 +320,9 @@ class Store:
             return await self._mark_deleting(namespace, name, grace, params), False
         if params.dry_run:
             return current, True
-        preconditions = Preconditions(uid=params.precondition_uid, resource_version=params.precondition_resource_version)
+        preconditions = Preconditions(
+            uid=params.precondition_uid, resource_version=params.precondition_resource_version
+        )
         try:
             deleted = await self.storage.delete(key, preconditions=preconditions)
         except storage_errors.KeyNotFound as exc:
@@ -307,11 +337,15 @@ class Store:
                 raise errors.not_found(self.spec.group_resource, name)
             self._check_preconditions(current, params)
             meta = current["metadata"]
+            # deletionTimestamp is when the object should be gone: now plus the grace period (kube's BeforeDelete)
+            deadline = rfc3339(now() + timedelta(seconds=grace))
             if not meta.get("deletionTimestamp"):
-                meta["deletionTimestamp"] = rfc3339(now())
+                meta["deletionTimestamp"] = deadline
                 meta["deletionGracePeriodSeconds"] = grace
             elif grace < int(meta.get("deletionGracePeriodSeconds") or 0):
-                meta["deletionGracePeriodSeconds"] = grace  # a deletion may only be shortened
+                # a pending deletion may only be shortened
+                meta["deletionTimestamp"] = min(meta["deletionTimestamp"], deadline)
+                meta["deletionGracePeriodSeconds"] = grace
             self.on_deleting(current)
             if params.dry_run:
                 raise _DryRun(current)
@@ -351,12 +385,15 @@ class Store:
         meta = current["metadata"]
         if params.precondition_uid and params.precondition_uid != meta.get("uid"):
             raise errors.conflict(
-                self.spec.group_resource, meta["name"],
-                f"Precondition failed: UID in precondition: {params.precondition_uid}, UID in object meta: {meta.get('uid')}",
+                self.spec.group_resource,
+                meta["name"],
+                f"Precondition failed: UID in precondition: {params.precondition_uid}, "
+                f"UID in object meta: {meta.get('uid')}",
             )
         if params.precondition_resource_version and params.precondition_resource_version != meta.get("resourceVersion"):
             raise errors.conflict(
-                self.spec.group_resource, meta["name"],
+                self.spec.group_resource,
+                meta["name"],
                 f"Precondition failed: ResourceVersion in precondition: {params.precondition_resource_version}, "
                 f"ResourceVersion in object meta: {meta.get('resourceVersion')}",
             )
@@ -366,7 +403,9 @@ class Store:
             raise errors.bad_request("the body of the request must be an object")
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if kind and kind != self.spec.kind:
-            raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected kind ({self.spec.kind})")
+            raise errors.bad_request(
+                f"the kind in the data ({kind}) does not match the expected kind ({self.spec.kind})"
+            )
         if api_version and api_version != self.spec.api_version:
             raise errors.bad_request(
                 f"the API version in the data ({api_version}) does not match the expected API version "
@@ -404,7 +443,7 @@ class Store:
             raise errors.invalid(self.spec.group, self.spec.kind, name, causes)
 
 
-class _DryRun(Exception):  # noqa: N818 - control flow, not an error
+class _DryRun(Exception):
     """Carries a dry-run result out of guaranteed_update so nothing is written."""
 
     def __init__(self, obj: Obj) -> None:
@@ -428,17 +467,44 @@ def _parse_match(match: str | None, rv: str | None) -> ResourceVersionMatch | No
     if not match:
         return None
     if match not in ("NotOlderThan", "Exact"):
-        raise errors.invalid("meta.k8s.io", "ListOptions", "", [Cause(
-            "FieldValueNotSupported",
-            f'Unsupported value: "{match}": supported values: "", "Exact", "NotOlderThan"', "resourceVersionMatch")])
+        raise errors.invalid(
+            "meta.k8s.io",
+            "ListOptions",
+            "",
+            [
+                Cause(
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{match}": supported values: "", "Exact", "NotOlderThan"',
+                    "resourceVersionMatch",
+                )
+            ],
+        )
     if not rv:
-        raise errors.invalid("meta.k8s.io", "ListOptions", "", [Cause(
-            "FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-            "resourceVersionMatch")])
+        raise errors.invalid(
+            "meta.k8s.io",
+            "ListOptions",
+            "",
+            [
+                Cause(
+                    "FieldValueForbidden",
+                    "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+                    "resourceVersionMatch",
+                )
+            ],
+        )
     if match == "Exact" and rv == "0":
-        raise errors.invalid("meta.k8s.io", "ListOptions", "", [Cause(
-            "FieldValueForbidden", 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
-            "resourceVersionMatch")])
+        raise errors.invalid(
+            "meta.k8s.io",
+            "ListOptions",
+            "",
+            [
+                Cause(
+                    "FieldValueForbidden",
+                    'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+                    "resourceVersionMatch",
+                )
+            ],
+        )
     return ResourceVersionMatch(match)
 
 
@@ -454,6 +520,8 @@ def _expired_continue() -> StatusError:
 
 def _too_large_resource_version(exc: storage_errors.FutureResourceVersion) -> StatusError:
     err = errors.timeout(f"Too large resource version: {exc.requested}, current: {exc.current}")
-    err.details = {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-                   "retryAfterSeconds": 1}
+    err.details = {
+        "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+        "retryAfterSeconds": 1,
+    }
     return err

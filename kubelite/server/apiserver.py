@@ -18,6 +18,7 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
 from kubelite.controllers.namespace import run_namespace_controller
+from kubelite.controllers.podtermination import run_pod_termination_controller
 from kubelite.controllers.serviceaccounts import run_serviceaccounts_controller
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
@@ -76,7 +77,11 @@ class APIServer:
         advertise = cfg.bind_address if cfg.bind_address not in ("0.0.0.0", "::") else "127.0.0.1"
 
         await bootstrap(registry, service_ip=ips.first, advertise_address=advertise, secure_port=secure_port or 6443)
-        for loop in (run_namespace_controller(registry), run_serviceaccounts_controller(registry)):
+        for loop in (
+            run_namespace_controller(registry),
+            run_serviceaccounts_controller(registry),
+            run_pod_termination_controller(registry),
+        ):
             task = asyncio.create_task(loop)
             self._tasks.add(task)
         self._tasks.add(asyncio.create_task(self._bookmark_loop()))
@@ -125,16 +130,20 @@ class APIServer:
         for spec in BUILTIN_RESOURCES:
             key = (spec.group, spec.resource)
             store = registry.stores.get(key) or registry.store("", "pods")  # bindings write pods
-            handlers = {s.name: SUBRESOURCE_HANDLERS[s.name] for s in spec.subresources if s.name in SUBRESOURCE_HANDLERS}
-            routes.install(RequestScope(
-                spec=spec,
-                store=store,
-                admission=admission,
-                subresource_strategies=registry.status_strategies.get(key, {}),
-                subresource_handlers=handlers,
-                bookmark_interval=self.config.watch_bookmark_interval,
-                watch_timeout=lambda: min_timeout * (1 + random.random()),
-            ))
+            handlers = {
+                s.name: SUBRESOURCE_HANDLERS[s.name] for s in spec.subresources if s.name in SUBRESOURCE_HANDLERS
+            }
+            routes.install(
+                RequestScope(
+                    spec=spec,
+                    store=store,
+                    admission=admission,
+                    subresource_strategies=registry.status_strategies.get(key, {}),
+                    subresource_handlers=handlers,
+                    bookmark_interval=self.config.watch_bookmark_interval,
+                    watch_timeout=lambda: min_timeout * (1 + random.random()),
+                )
+            )
         address = f"{self.config.bind_address}:{self.config.secure_port}"
         discovery = DiscoveryHandlers(Discovery(BUILTIN_RESOURCES, GROUP_ORDER, address))
         self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)

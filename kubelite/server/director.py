@@ -29,8 +29,18 @@ class Director:
         self.health = health
 
     def root_paths(self) -> list[str]:
-        paths = ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v2", "/openapi/v3", "/readyz",
-                 "/version", "/swagger-ui/"]
+        paths = [
+            "/api",
+            "/api/v1",
+            "/apis",
+            "/healthz",
+            "/livez",
+            "/openapi/v2",
+            "/openapi/v3",
+            "/readyz",
+            "/version",
+            "/swagger-ui/",
+        ]
         for group in self.discovery.discovery.group_names:
             paths.append(f"/apis/{group}")
             paths.extend(f"/apis/{group}/{v}" for v in self.discovery.discovery._versions(group))

@@ -42,7 +42,9 @@ class HealthChecks:
             if check is None:
                 return web.Response(status=404, text="404 page not found\n")
             ok = await check()
-            return web.Response(status=200 if ok else 500, text="ok" if ok else f"internal server error: {parts[1]} failed\n")
+            return web.Response(
+                status=200 if ok else 500, text="ok" if ok else f"internal server error: {parts[1]} failed\n"
+            )
         excluded = set(request.query.getall("exclude", []))
         lines, healthy = [], True
         for name, check in self.checks.items():

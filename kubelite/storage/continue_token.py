@@ -31,7 +31,9 @@ def decode(token: str) -> tuple[int, str]:
     except (binascii.Error, ValueError) as exc:
         raise InvalidContinueToken("continue key is not valid: illegal base64 data") from exc
     if not isinstance(data, dict) or data.get("v") != _VERSION:
-        raise InvalidContinueToken("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+        raise InvalidContinueToken(
+            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
+        )
     start = data.get("start")
     revision = data.get("rv")
     if not isinstance(start, str) or not isinstance(revision, int) or not start or ".." in start.split("/"):

@@ -43,8 +43,19 @@ class KubeliteProcess:
     def start(self, *, timeout: float = 15.0) -> KubeliteProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = self.data_dir / "server.log"
-        args = [sys.executable, "-m", "kubelite", "serve", "--data-dir", str(self.data_dir),
-                "--insecure-port", "0", "--secure-port", "0", *self.extra_args]
+        args = [
+            sys.executable,
+            "-m",
+            "kubelite",
+            "serve",
+            "--data-dir",
+            str(self.data_dir),
+            "--insecure-port",
+            "0",
+            "--secure-port",
+            "0",
+            *self.extra_args,
+        ]
         with self.log_path.open("a") as log:  # the child keeps its own descriptor
             self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True)
         deadline = time.monotonic() + timeout
@@ -95,22 +106,34 @@ class KubeliteProcess:
     def kubeconfig(self) -> str:
         return str(self.data_dir / "admin.kubeconfig")
 
-    def kubectl(self, *args: str, input: str | None = None, check: bool = True, secure: bool = True,
-                env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def kubectl(
+        self,
+        *args: str,
+        input: str | None = None,
+        check: bool = True,
+        secure: bool = True,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+    ) -> subprocess.CompletedProcess[str]:
         """Run the real kubectl against this server (secure port with the admin kubeconfig by default)."""
         target = ["--kubeconfig", self.kubeconfig] if secure else ["--server", self.url]
         cache = self.data_dir / "kubectl-cache"
         full_env = {**os.environ, "KUBECONFIG": "/dev/null", "HOME": str(self.data_dir), **(env or {})}
         result = subprocess.run(
             [KUBECTL, *target, "--cache-dir", str(cache), *args],
-            input=input, capture_output=True, text=True, env=full_env, timeout=timeout,
+            input=input,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=timeout,
         )
         if check and result.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
         return result
 
-    def http(self, method: str, path: str, body: Any = None, *, headers: dict[str, str] | None = None,
-             timeout: float = 30) -> HTTPResult:
+    def http(
+        self, method: str, path: str, body: Any = None, *, headers: dict[str, str] | None = None, timeout: float = 30
+    ) -> HTTPResult:
         """One raw HTTP request to the insecure port. `body` may be bytes, str or a JSON value."""
         conn = http.client.HTTPConnection("127.0.0.1", self.insecure_port, timeout=timeout)
         data: bytes | None

@@ -44,7 +44,7 @@ def _parent(doc: Any, pointer: str) -> tuple[Any, str]:
 def _child(node: Any, token: str, pointer: str) -> Any:
     if isinstance(node, dict):
         if token not in node:
-            raise JSONPatchError(f"doc is missing path: \"{pointer}\": missing value")
+            raise JSONPatchError(f'doc is missing path: "{pointer}": missing value')
         return node[token]
     if isinstance(node, list):
         return node[_index(node, token, for_add=False)]
@@ -75,7 +75,7 @@ def _remove(doc: Any, pointer: str) -> Any:
     parent, token = _parent(doc, pointer)
     if isinstance(parent, dict):
         if token not in parent:
-            raise JSONPatchError(f'unable to remove nonexistent key: {token}: missing value')
+            raise JSONPatchError(f"unable to remove nonexistent key: {token}: missing value")
         del parent[token]
     elif isinstance(parent, list):
         del parent[_index(parent, token, for_add=False)]

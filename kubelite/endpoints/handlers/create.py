@@ -22,8 +22,9 @@ async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -
         scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
     )
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    attrs = Attributes("CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request),
-                       write.dry_run)
+    attrs = Attributes(
+        "CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request), write.dry_run
+    )
     await scope.admission.admit(attrs, obj)
 
     async def validate(final: Obj, old: Obj | None) -> None:

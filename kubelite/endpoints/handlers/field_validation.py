@@ -17,7 +17,7 @@ _MAX_FINDINGS = 100
 def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return schemas.definitions().get(ref[len("#/$defs/"):], {})
+        return schemas.definitions().get(ref[len("#/$defs/") :], {})
     return schema
 
 

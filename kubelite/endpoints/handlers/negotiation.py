@@ -79,8 +79,9 @@ def write_object(
 
 
 def write_json(value: object, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(body=serializers.dumps_json(value), status=status, content_type="application/json",
-                        headers=headers)
+    return web.Response(
+        body=serializers.dumps_json(value), status=status, content_type="application/json", headers=headers
+    )
 
 
 def write_status(err: StatusError, accept: str | None = None) -> web.Response:
@@ -91,5 +92,6 @@ def write_status(err: StatusError, accept: str | None = None) -> web.Response:
     headers = dict(err.headers)
     if err.details and "retryAfterSeconds" in err.details:
         headers["Retry-After"] = str(err.details["retryAfterSeconds"])
-    return web.Response(body=encode(err.to_status(), negotiated), status=err.code,
-                        content_type=negotiated.content_type, headers=headers)
+    return web.Response(
+        body=encode(err.to_status(), negotiated), status=err.code, content_type=negotiated.content_type, headers=headers
+    )

@@ -27,7 +27,9 @@ def _bool(query: Mapping[str, str], name: str) -> bool | None:
         return True
     if lowered in ("false", "0"):
         return False
-    raise errors.bad_request(f'invalid value for {name}: "{value}": strconv.ParseBool: parsing "{value}": invalid syntax')
+    raise errors.bad_request(
+        f'invalid value for {name}: "{value}": strconv.ParseBool: parsing "{value}": invalid syntax'
+    )
 
 
 def _int(query: Mapping[str, str], name: str) -> int | None:
@@ -65,8 +67,12 @@ def list_params(query: Mapping[str, str]) -> ListParams:
 def _dry_run(values: list[str]) -> bool:
     for value in values:
         if value != "All":
-            raise errors.invalid("meta.k8s.io", "CreateOptions", "", [Cause(
-                "FieldValueNotSupported", f'Unsupported value: "{value}": supported values: "All"', "dryRun")])
+            raise errors.invalid(
+                "meta.k8s.io",
+                "CreateOptions",
+                "",
+                [Cause("FieldValueNotSupported", f'Unsupported value: "{value}": supported values: "All"', "dryRun")],
+            )
     return bool(values)
 
 
@@ -79,8 +85,12 @@ def write_params(request: web.Request) -> WriteParams:
         )
     manager = query.get("fieldManager", "")
     if len(manager) > 128:
-        raise errors.invalid("meta.k8s.io", "CreateOptions", "", [Cause(
-            "FieldValueTooLong", "Too long: may not be more than 128 bytes", "fieldManager")])
+        raise errors.invalid(
+            "meta.k8s.io",
+            "CreateOptions",
+            "",
+            [Cause("FieldValueTooLong", "Too long: may not be more than 128 bytes", "fieldManager")],
+        )
     return WriteParams(dry_run=_dry_run(query.getall("dryRun", [])), field_manager=manager)
 
 
@@ -94,10 +104,18 @@ def delete_params(query: Mapping[str, str], dry_run_values: list[str], body: Any
         grace = _int(query, "gracePeriodSeconds")
     policy = options.get("propagationPolicy") or query.get("propagationPolicy")
     if policy is not None and policy not in ("Orphan", "Background", "Foreground"):
-        raise errors.invalid("meta.k8s.io", "DeleteOptions", "", [Cause(
-            "FieldValueNotSupported",
-            f'Unsupported value: "{policy}": supported values: "Foreground", "Background", "Orphan"',
-            "propagationPolicy")])
+        raise errors.invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            [
+                Cause(
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{policy}": supported values: "Foreground", "Background", "Orphan"',
+                    "propagationPolicy",
+                )
+            ],
+        )
     dry_run = options.get("dryRun") or dry_run_values
     return DeleteParams(
         dry_run=_dry_run(list(dry_run)),

@@ -50,9 +50,9 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     content_type = serializers.content_type_of(request.headers.get("Content-Type"))
     if content_type not in _SUPPORTED:
         raise errors.StatusError(
-            415, "UnsupportedMediaType",
-            f"the body of the request was in an unknown format - accepted media types include: "
-            f"{', '.join(_SUPPORTED)}",
+            415,
+            "UnsupportedMediaType",
+            f"the body of the request was in an unknown format - accepted media types include: {', '.join(_SUPPORTED)}",
         )
     write = params.write_params(request)
     body = await params.read_body(request)
@@ -62,8 +62,9 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         strategy = scope.subresource_strategies.get(info.subresource)
         if strategy is None:
             raise errors.not_found(scope.spec.group_resource, info.name)
-    attrs = Attributes("UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request),
-                       write.dry_run)
+    attrs = Attributes(
+        "UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request), write.dry_run
+    )
 
     warnings: list[str] = []
     directive = request.query.get("fieldValidation")

@@ -69,8 +69,9 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
             raise errors.conflict(scope.spec.group_resource, name, "pod is being deleted, cannot be assigned to a host")
         spec = current.setdefault("spec", {})
         if spec.get("nodeName"):
-            raise errors.conflict(scope.spec.group_resource, name,
-                                  f"pod {name} is already assigned to node \"{spec['nodeName']}\"")
+            raise errors.conflict(
+                scope.spec.group_resource, name, f'pod {name} is already assigned to node "{spec["nodeName"]}"'
+            )
         spec["nodeName"] = node
         for key, value in (meta.get("annotations") or {}).items():
             current["metadata"].setdefault("annotations", {})[key] = value
@@ -78,8 +79,9 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
 
     pods = scope.store
     await pods.update(info.namespace, name, bind, write, allow_create=False)
-    return write_object({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},
-                        negotiated, status=201)
+    return write_object(
+        {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}, negotiated, status=201
+    )
 
 
 async def log(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:

@@ -20,7 +20,9 @@ def include_object_param(value: str | None) -> str:
     if value in (None, ""):
         return "Metadata"
     if value not in _INCLUDE:
-        raise errors.bad_request(f'includeObject: Unsupported value: "{value}": supported values: "Metadata", "None", "Object"')
+        raise errors.bad_request(
+            f'includeObject: Unsupported value: "{value}": supported values: "Metadata", "None", "Object"'
+        )
     return value
 
 

@@ -26,8 +26,9 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         strategy = scope.subresource_strategies.get(info.subresource)
         if strategy is None:
             raise errors.not_found(scope.spec.group_resource, info.name)
-    attrs = Attributes("UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request),
-                       write.dry_run)
+    attrs = Attributes(
+        "UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request), write.dry_run
+    )
 
     async def replace(current: Obj | None) -> Obj:
         new = deep_copy(obj)

@@ -87,9 +87,11 @@ class _EventEncoder:
             with_headers = not self.headers_sent
             self.headers_sent = True
             table = to_table(
-                self.scope.spec, [event.obj],
+                self.scope.spec,
+                [event.obj],
                 list_meta={"resourceVersion": event.obj["metadata"].get("resourceVersion", "")},
-                include_object=self.include, with_headers=with_headers,
+                include_object=self.include,
+                with_headers=with_headers,
             )
             return self._encode(event.type, table)
         cache = event.encoded

@@ -20,14 +20,11 @@ def to_scale(obj: Obj) -> Obj:
             k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta
         },
         "spec": {"replicas": int((obj.get("spec") or {}).get("replicas") or 0)},
-        "status": {"replicas": int((obj.get("status") or {}).get("replicas") or 0),
-                   "selector": scale_selector(obj)},
+        "status": {"replicas": int((obj.get("status") or {}).get("replicas") or 0), "selector": scale_selector(obj)},
     }
 
 
-async def update_scale(
-    store: Store, namespace: str, name: str, change: UpdateFunc, params: WriteParams
-) -> Obj:
+async def update_scale(store: Store, namespace: str, name: str, change: UpdateFunc, params: WriteParams) -> Obj:
     """Apply `change` to the current Scale, then write its replicas (and resourceVersion) into the workload."""
 
     async def update(current: Obj | None) -> Obj:
@@ -36,9 +33,18 @@ async def update_scale(
         scale = await change(to_scale(current))
         replicas: Any = (scale.get("spec") or {}).get("replicas")
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-            raise errors.invalid("autoscaling", "Scale", name, [errors.Cause(
-                "FieldValueInvalid", f"Invalid value: {replicas}: must be greater than or equal to 0",
-                "spec.replicas")])
+            raise errors.invalid(
+                "autoscaling",
+                "Scale",
+                name,
+                [
+                    errors.Cause(
+                        "FieldValueInvalid",
+                        f"Invalid value: {replicas}: must be greater than or equal to 0",
+                        "spec.replicas",
+                    )
+                ],
+            )
         rv = (scale.get("metadata") or {}).get("resourceVersion")
         current.setdefault("spec", {})["replicas"] = replicas
         if rv:

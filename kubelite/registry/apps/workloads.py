@@ -36,8 +36,12 @@ class WorkloadStrategy(Strategy):
         if pod_spec is not None:
             default_pod_spec(pod_spec)
         spec = obj.get("spec")
-        if isinstance(spec, dict) and obj.get("kind") in ("Deployment", "ReplicaSet", "StatefulSet",
-                                                           "ReplicationController"):
+        if isinstance(spec, dict) and obj.get("kind") in (
+            "Deployment",
+            "ReplicaSet",
+            "StatefulSet",
+            "ReplicationController",
+        ):
             spec.setdefault("replicas", 1)
         if isinstance(spec, dict):
             self.default_spec(spec)
@@ -65,14 +69,20 @@ class WorkloadStrategy(Strategy):
                     errs.append(FieldError.invalid("spec.selector", selector, str(exc)))
                     matches = True
                 if not matches:
-                    errs.append(FieldError.invalid("spec.template.metadata.labels", labels,
-                                                   "`selector` does not match template `labels`"))
+                    errs.append(
+                        FieldError.invalid(
+                            "spec.template.metadata.labels", labels, "`selector` does not match template `labels`"
+                        )
+                    )
         pod_spec = _template_spec(obj)
         if obj.get("kind") != "CronJob" and "template" not in spec:
             errs.append(FieldError.required("spec.template", ""))
         elif pod_spec is not None and not pod_spec.get("containers"):
-            path = "spec.jobTemplate.spec.template.spec.containers" if obj.get("kind") == "CronJob" else \
-                "spec.template.spec.containers"
+            path = (
+                "spec.jobTemplate.spec.template.spec.containers"
+                if obj.get("kind") == "CronJob"
+                else "spec.template.spec.containers"
+            )
             errs.append(FieldError.required(path, ""))
         return errs
 
@@ -80,8 +90,9 @@ class WorkloadStrategy(Strategy):
         errs = self.validate(new)
         if self.immutable_selector and new.get("kind") in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
             if (new.get("spec") or {}).get("selector") != (old.get("spec") or {}).get("selector"):
-                errs.append(FieldError.invalid("spec.selector", (new.get("spec") or {}).get("selector"),
-                                               "field is immutable"))
+                errs.append(
+                    FieldError.invalid("spec.selector", (new.get("spec") or {}).get("selector"), "field is immutable")
+                )
         return errs
 
 

@@ -39,10 +39,19 @@ class ClusterIPAllocator:
         if wanted:
             address = ipaddress.ip_address(wanted)
             if address in self._used:
-                raise errors.invalid("", "Service", "", [errors.Cause(
-                    "FieldValueInvalid",
-                    f'Invalid value: "{wanted}": failed to allocate IP {wanted}: provided IP is already allocated',
-                    "spec.clusterIPs")])
+                raise errors.invalid(
+                    "",
+                    "Service",
+                    "",
+                    [
+                        errors.Cause(
+                            "FieldValueInvalid",
+                            f'Invalid value: "{wanted}": failed to allocate IP {wanted}: '
+                            "provided IP is already allocated",
+                            "spec.clusterIPs",
+                        )
+                    ],
+                )
             self._used.add(address)
             return wanted
         if len(self._used) >= self._size:
@@ -70,14 +79,33 @@ class NodePortAllocator:
     def allocate(self, wanted: int | None = None) -> int:
         if wanted:
             if wanted not in self.ports:
-                raise errors.invalid("", "Service", "", [errors.Cause(
-                    "FieldValueInvalid",
-                    f"Invalid value: {wanted}: provided port is not in the valid range. The range of valid ports is "
-                    f"{self.ports.start}-{self.ports.stop - 1}", "spec.ports[0].nodePort")])
+                raise errors.invalid(
+                    "",
+                    "Service",
+                    "",
+                    [
+                        errors.Cause(
+                            "FieldValueInvalid",
+                            f"Invalid value: {wanted}: provided port is not in the valid range. "
+                            "The range of valid ports is "
+                            f"{self.ports.start}-{self.ports.stop - 1}",
+                            "spec.ports[0].nodePort",
+                        )
+                    ],
+                )
             if wanted in self._used:
-                raise errors.invalid("", "Service", "", [errors.Cause(
-                    "FieldValueInvalid", f"Invalid value: {wanted}: provided port is already allocated",
-                    "spec.ports[0].nodePort")])
+                raise errors.invalid(
+                    "",
+                    "Service",
+                    "",
+                    [
+                        errors.Cause(
+                            "FieldValueInvalid",
+                            f"Invalid value: {wanted}: provided port is already allocated",
+                            "spec.ports[0].nodePort",
+                        )
+                    ],
+                )
             self._used.add(wanted)
             return wanted
         free = len(self.ports) - len(self._used)

@@ -49,7 +49,8 @@ class ConfigMapStrategy(Strategy):
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs = self.validate(new)
         if old.get("immutable") and (
-            new.get("data") != old.get("data") or new.get("binaryData") != old.get("binaryData")
+            new.get("data") != old.get("data")
+            or new.get("binaryData") != old.get("binaryData")
             or not new.get("immutable")
         ):
             errs.append(FieldError.forbidden("data", "field is immutable when `immutable` is set"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apimachinery.meta import Obj
-from kubelite.registry.strategy import Strategy, StatusStrategy
+from kubelite.registry.strategy import StatusStrategy, Strategy
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 FINALIZER = "kubernetes"

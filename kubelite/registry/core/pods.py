@@ -99,8 +99,9 @@ class PodStrategy(Strategy):
 
 def _qos_class(spec: dict[str, Any]) -> str:
     containers = [c for c in (spec.get("containers") or []) if isinstance(c, dict)]
-    if not any((c.get("resources") or {}).get("requests") or (c.get("resources") or {}).get("limits")
-               for c in containers):
+    if not any(
+        (c.get("resources") or {}).get("requests") or (c.get("resources") or {}).get("limits") for c in containers
+    ):
         return "BestEffort"
     for container in containers:
         resources = container.get("resources") or {}

@@ -66,8 +66,9 @@ class ServiceStrategy(Strategy):
                 continue
             number = port.get("port")
             if not isinstance(number, int) or not 1 <= number <= 65535:
-                errs.append(FieldError.invalid(f"spec.ports[{i}].port", number,
-                                               "must be between 1 and 65535, inclusive"))
+                errs.append(
+                    FieldError.invalid(f"spec.ports[{i}].port", number, "must be between 1 and 65535, inclusive")
+                )
             if len(ports) > 1 and not port.get("name"):
                 errs.append(FieldError.required(f"spec.ports[{i}].name", ""))
             if port.get("name"):
@@ -75,8 +76,9 @@ class ServiceStrategy(Strategy):
                     errs.append(FieldError.duplicate(f"spec.ports[{i}].name", port["name"]))
                 names.add(port["name"])
             if port.get("protocol") not in ("TCP", "UDP", "SCTP"):
-                errs.append(FieldError.not_supported(f"spec.ports[{i}].protocol", port.get("protocol"),
-                                                     ["SCTP", "TCP", "UDP"]))
+                errs.append(
+                    FieldError.not_supported(f"spec.ports[{i}].protocol", port.get("protocol"), ["SCTP", "TCP", "UDP"])
+                )
         return errs
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
@@ -139,10 +141,20 @@ class ServiceStore(Store):
             if wanted and not self.ips.contains(wanted):
                 from kubelite.apimachinery import errors
 
-                raise errors.invalid("", "Service", (svc.get("metadata") or {}).get("name", ""), [errors.Cause(
-                    "FieldValueInvalid",
-                    f'Invalid value: "{wanted}": failed to allocate IP {wanted}: the provided IP ({wanted}) is not '
-                    f"in the valid range. The range of valid IPs is {self.ips.network}", "spec.clusterIPs")])
+                raise errors.invalid(
+                    "",
+                    "Service",
+                    (svc.get("metadata") or {}).get("name", ""),
+                    [
+                        errors.Cause(
+                            "FieldValueInvalid",
+                            f'Invalid value: "{wanted}": failed to allocate IP {wanted}: '
+                            f"the provided IP ({wanted}) is not "
+                            f"in the valid range. The range of valid IPs is {self.ips.network}",
+                            "spec.clusterIPs",
+                        )
+                    ],
+                )
             ip = self.ips.allocate(wanted or None)
             spec["clusterIP"] = ip
             spec["clusterIPs"] = [ip]
@@ -164,7 +176,9 @@ class ServiceStore(Store):
         for port in ports:
             self.node_ports.release(port)
 
-    async def create(self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None) -> Obj:
+    async def create(
+        self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None
+    ) -> Obj:
         ip, ports = self._allocate(obj)
         try:
             result = await super().create(namespace, obj, params, validate=validate)
@@ -175,7 +189,9 @@ class ServiceStore(Store):
             self._release(ip, ports)
         return result
 
-    async def update(self, namespace: str, name: str, update: Any, params: WriteParams, **kwargs: Any) -> tuple[Obj, bool]:
+    async def update(
+        self, namespace: str, name: str, update: Any, params: WriteParams, **kwargs: Any
+    ) -> tuple[Obj, bool]:
         before = await self.get(namespace, name)
         result, created = await super().update(namespace, name, update, params, **kwargs)
         if not params.dry_run:
@@ -196,6 +212,7 @@ class ServiceStore(Store):
         if deleted and not params.dry_run:
             spec = obj.get("spec") or {}
             ip = spec.get("clusterIP")
-            self._release(ip if ip != "None" else None,
-                          [p["nodePort"] for p in spec.get("ports") or [] if p.get("nodePort")])
+            self._release(
+                ip if ip != "None" else None, [p["nodePort"] for p in spec.get("ports") or [] if p.get("nodePort")]
+            )
         return obj, deleted

@@ -140,9 +140,7 @@ class Cacher:
             return True
         async with self._revision_changed:
             try:
-                await asyncio.wait_for(
-                    self._revision_changed.wait_for(lambda: self.revision >= revision), timeout
-                )
+                await asyncio.wait_for(self._revision_changed.wait_for(lambda: self.revision >= revision), timeout)
             except TimeoutError:
                 return False
         return True
