@@ -78,9 +78,9 @@ class ResourceRoutes:
             if info.verb == "get":
                 return await get.get(request, scope, info)
             return await _VERB_HANDLERS[info.verb](request, scope, info)
-        if spec.resource == "bindings" and not spec.group:
-            return await subresources.binding(request, scope, info)
         verb = info.verb
+        if scope.create_handler is not None and verb == "create":
+            return await scope.create_handler(request, scope, info)
         if verb not in spec.verbs:
             if verb in _VERB_HANDLERS:
                 raise errors.method_not_supported(spec.group_resource, verb)

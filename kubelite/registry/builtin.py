@@ -81,7 +81,14 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
 }
 
 #: resources whose objects live under another resource's keys
-_NOT_STORED = {("", "bindings")}
+_NOT_STORED = {
+    ("", "bindings"),
+    ("authentication.k8s.io", "selfsubjectreviews"),
+    ("authorization.k8s.io", "localsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectrulesreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"),
+}
 
 
 class NamespaceStore(Store):

@@ -165,6 +165,27 @@ BUILTIN_RESOURCES: tuple[ResourceSpec, ...] = (
         categories=_ALL,
         subresources=(STATUS,),
     ),
+    # authentication.k8s.io/v1 and authorization.k8s.io/v1: reviews are computed, never stored
+    ResourceSpec(
+        "authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview", "selfsubjectreview", False,
+        verbs=("create",),
+    ),
+    ResourceSpec(
+        "authorization.k8s.io", "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview",
+        "localsubjectaccessreview", True, verbs=("create",),
+    ),
+    ResourceSpec(
+        "authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
+        "selfsubjectaccessreview", False, verbs=("create",),
+    ),
+    ResourceSpec(
+        "authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview",
+        "selfsubjectrulesreview", False, verbs=("create",),
+    ),
+    ResourceSpec(
+        "authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", "subjectaccessreview", False,
+        verbs=("create",),
+    ),
     # batch/v1
     ResourceSpec(
         "batch",
@@ -251,6 +272,8 @@ BUILTIN_RESOURCES: tuple[ResourceSpec, ...] = (
 GROUP_ORDER: tuple[str, ...] = (
     "apps",
     "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
     "autoscaling",
     "batch",
     "networking.k8s.io",

@@ -15,6 +15,7 @@ from kubelite.admission import AdmissionChain
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
 from kubelite.controllers.namespace import run_namespace_controller
@@ -22,6 +23,8 @@ from kubelite.controllers.podtermination import run_pod_termination_controller
 from kubelite.controllers.serviceaccounts import run_serviceaccounts_controller
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
+from kubelite.endpoints.handlers import subresources
+from kubelite.endpoints.handlers.reviews import make_review_handler
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.installer import SUBRESOURCE_HANDLERS, ResourceRoutes
 from kubelite.endpoints.openapi import OpenAPIBuilder
@@ -55,6 +58,7 @@ class APIServer:
         self.running = RunningServer()
         self._tasks: set[asyncio.Task[None]] = set()
         self._ready = False
+        self.authorizer = AlwaysAllow()
 
     async def start(self) -> RunningServer:
         cfg = self.config
@@ -127,9 +131,13 @@ class APIServer:
         admission = AdmissionChain(mutating=[], validating=[lifecycle])
         routes = ResourceRoutes()
         min_timeout = self.config.min_request_timeout
+        review = make_review_handler(self.authorizer)
+        computed = {("", "bindings"): subresources.binding}
         for spec in BUILTIN_RESOURCES:
             key = (spec.group, spec.resource)
-            store = registry.stores.get(key) or registry.store("", "pods")  # bindings write pods
+            # computed resources have no store of their own; bindings write pods
+            store = registry.stores.get(key) or registry.store("", "pods")
+            create_handler = computed.get(key) or (review if key not in registry.stores else None)
             handlers = {
                 s.name: SUBRESOURCE_HANDLERS[s.name] for s in spec.subresources if s.name in SUBRESOURCE_HANDLERS
             }
@@ -140,6 +148,7 @@ class APIServer:
                     admission=admission,
                     subresource_strategies=registry.status_strategies.get(key, {}),
                     subresource_handlers=handlers,
+                    create_handler=create_handler,
                     bookmark_interval=self.config.watch_bookmark_interval,
                     watch_timeout=lambda: min_timeout * (1 + random.random()),
                 )
@@ -162,7 +171,7 @@ class APIServer:
         authenticate = chain.authenticate_secure() if secure else chain.authenticate_insecure()
         # request order: recover, request info, authenticate, authorize, then the director
         app = web.Application(
-            middlewares=[chain.recover_panics, chain.request_info, authenticate, chain.authorize],
+            middlewares=[chain.recover_panics, chain.request_info, authenticate, chain.authorize(self.authorizer)],
             client_max_size=1 << 40,  # bodies are bounded by the handlers, which answer 413 as kube does
             handler_args={"max_field_size": 1 << 16},
         )

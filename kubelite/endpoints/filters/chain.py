@@ -11,9 +11,10 @@ from aiohttp import web
 from kubelite.apimachinery import errors
 from kubelite.apimachinery.errors import StatusError
 from kubelite.auth.authn.x509 import CertificateAuthError, authenticate_peer_cert
+from kubelite.auth.authz.interface import AuthorizationAttributes, Authorizer
 from kubelite.auth.user import UserInfo
 from kubelite.endpoints.handlers.negotiation import write_status
-from kubelite.endpoints.request_context import user_from, with_request_info, with_user
+from kubelite.endpoints.request_context import request_info_from, user_from, with_request_info, with_user
 from kubelite.endpoints.request_info import parse_request_info
 
 log = logging.getLogger(__name__)
@@ -77,8 +78,53 @@ def authenticate_secure() -> Callable[[web.Request, Handler], Awaitable[web.Stre
     return authenticate
 
 
-@web.middleware
-async def authorize(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """The authorization seam: every authenticated user is allowed until RBAC is enforced."""
-    user_from(request)
-    return await handler(request)
+def authorize(authorizer: Authorizer) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+    """Ask the authorizer about every request; a denial is kube's 403 with its message."""
+
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        user = user_from(request)
+        if user is None:  # public paths on the secure port, which only reach here unauthenticated
+            return await handler(request)
+        info = request_info_from(request)
+        attrs = AuthorizationAttributes(
+            user=user,
+            verb=info.verb,
+            namespace=info.namespace,
+            api_group=info.api_group,
+            api_version=info.api_version,
+            resource=info.resource,
+            subresource=info.subresource,
+            name=info.name,
+            path=request.path,
+            resource_request=info.is_resource_request,
+        )
+        decision = authorizer.authorize(attrs)
+        if not decision.allowed:
+            raise forbidden(attrs, decision.reason)
+        return await handler(request)
+
+    return check
+
+
+def forbidden(attrs: AuthorizationAttributes, reason: str) -> StatusError:
+    """kube's responsewriters.Forbidden message."""
+    name = attrs.user.name if attrs.user else "system:anonymous"
+    suffix = f": {reason}" if reason else ""
+    if not attrs.resource_request:
+        return StatusError(
+            403, "Forbidden", f'forbidden: User "{name}" cannot {attrs.verb} path "{attrs.path}"{suffix}', {}
+        )
+    resource = f"{attrs.resource}/{attrs.subresource}" if attrs.subresource else attrs.resource
+    where = f' in the namespace "{attrs.namespace}"' if attrs.namespace else " at the cluster scope"
+    qualified = f"{attrs.resource}.{attrs.api_group}" if attrs.api_group else attrs.resource
+    target = f'{qualified} "{attrs.name}"' if attrs.name else qualified
+    message = (
+        f'{target} is forbidden: User "{name}" cannot {attrs.verb} resource "{resource}" in API group '
+        f'"{attrs.api_group}"{where}{suffix}'
+    )
+    details: dict[str, str] = {"name": attrs.name} if attrs.name else {}
+    if attrs.api_group:
+        details["group"] = attrs.api_group
+    details["kind"] = attrs.resource
+    return StatusError(403, "Forbidden", message, details)

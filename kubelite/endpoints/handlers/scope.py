@@ -28,6 +28,8 @@ class RequestScope:
     subresource_strategies: dict[str, Strategy] = field(default_factory=dict)
     #: subresources with their own handlers (scale, binding, log)
     subresource_handlers: dict[str, SubresourceHandler] = field(default_factory=dict)
+    #: for resources that are computed rather than stored (bindings, reviews): what a create does
+    create_handler: SubresourceHandler | None = None
     #: seconds between watch bookmarks
     bookmark_interval: float = 60.0
     #: bound handler for the default watch timeout (kube: min-request-timeout 1800s, randomized)
