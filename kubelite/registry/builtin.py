@@ -16,7 +16,8 @@ from kubelite.registry.apps.workloads import (
 )
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.core.configmaps import ConfigMapStrategy
-from kubelite.registry.core.events import EventStrategy, EventsV1Strategy
+from kubelite.registry.core.event_conversion import EventsV1Store
+from kubelite.registry.core.events import EventStrategy
 from kubelite.registry.core.namespaces import NamespaceFinalizeStrategy, NamespaceStrategy, mark_terminating
 from kubelite.registry.core.pods import PodStrategy
 from kubelite.registry.core.secrets import SecretStrategy
@@ -54,6 +55,22 @@ class StorageClassStrategy(PlainStrategy):
     return_deleted_object = True
 
 
+class DeletedObjectStrategy(PlainStrategy):
+    """Kinds whose DELETE answers with the object (kube's ReturnDeletedObject: PVs, PVCs, quotas, templates)."""
+
+    return_deleted_object = True
+
+
+class EndpointSliceStrategy(Strategy):
+    """kube bumps an EndpointSlice's generation on any change outside metadata, and on label changes."""
+
+    tracks_generation = True
+
+    def spec_changed(self, new: dict, old: dict) -> bool:  # type: ignore[type-arg]
+        labels_changed = (new.get("metadata") or {}).get("labels") != (old.get("metadata") or {}).get("labels")
+        return labels_changed or super().spec_changed(new, old)
+
+
 _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("", "pods"): PodStrategy,
     ("", "namespaces"): NamespaceStrategy,
@@ -64,8 +81,11 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("", "nodes"): NodeStrategy,
     ("", "serviceaccounts"): ServiceAccountStrategy,
     ("", "replicationcontrollers"): ReplicationControllerStrategy,
-    ("", "podtemplates"): PlainStrategy,
-    ("events.k8s.io", "events"): EventsV1Strategy,
+    ("", "podtemplates"): DeletedObjectStrategy,
+    ("", "persistentvolumeclaims"): DeletedObjectStrategy,
+    ("", "persistentvolumes"): DeletedObjectStrategy,
+    ("", "resourcequotas"): DeletedObjectStrategy,
+    ("discovery.k8s.io", "endpointslices"): EndpointSliceStrategy,
     ("apps", "deployments"): DeploymentStrategy,
     ("apps", "replicasets"): ReplicaSetStrategy,
     ("apps", "statefulsets"): StatefulSetStrategy,
@@ -83,6 +103,7 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
 #: resources whose objects live under another resource's keys
 _NOT_STORED = {
     ("", "bindings"),
+    ("events.k8s.io", "events"),  # stored as core/v1 events, converted
     ("authentication.k8s.io", "selfsubjectreviews"),
     ("authorization.k8s.io", "localsubjectaccessreviews"),
     ("authorization.k8s.io", "selfsubjectaccessreviews"),
@@ -146,6 +167,10 @@ async def build_registry(storage: Storage, resources: tuple[ResourceSpec, ...] =
         if spec.subresource("finalize"):
             subs["finalize"] = NamespaceFinalizeStrategy(strategy)
         registry.status_strategies[(spec.group, spec.resource)] = subs
+    for spec in resources:
+        if (spec.group, spec.resource) == ("events.k8s.io", "events"):
+            registry.stores[(spec.group, spec.resource)] = EventsV1Store(spec, registry.store("", "events"))  # type: ignore[assignment]
+            registry.status_strategies[(spec.group, spec.resource)] = {}
     for cacher in registry.cachers:
         await cacher.start()
     return registry

@@ -30,6 +30,8 @@ class Strategy:
     selectable_fields: tuple[str, ...] = ()
     #: DELETE answers with the deleted object rather than a Success Status (kube's ReturnDeletedObject)
     return_deleted_object: bool = False
+    #: the /status subresource keeps the stored labels (kube's deployment status strategy)
+    status_resets_labels: bool = False
 
     def __init__(self, spec: ResourceSpec) -> None:
         self.spec = spec
@@ -121,6 +123,8 @@ class StatusStrategy(Strategy):
         # status writers may still change labels and annotations, as kube's status strategies allow
         meta = dict(old.get("metadata") or {})
         for key in ("labels", "annotations", "resourceVersion"):
+            if key == "labels" and self.parent.status_resets_labels:
+                continue
             if key in metadata:
                 meta[key] = metadata[key]
             elif key != "resourceVersion":

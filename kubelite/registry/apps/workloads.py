@@ -97,6 +97,19 @@ class WorkloadStrategy(Strategy):
 
 
 class DeploymentStrategy(WorkloadStrategy):
+    #: kube's deployment status strategy resets metadata.labels along with spec
+    status_resets_labels = True
+
+    def initial_status(self, obj: Obj) -> dict[str, Any] | None:
+        return {}  # every DeploymentStatus field is omitempty: kube answers `status: {}`
+
+    def spec_changed(self, new: Obj, old: Obj) -> bool:
+        # annotations are copied into the replica sets, so kube counts them as a new generation
+        annotations_changed = (new.get("metadata") or {}).get("annotations") != (old.get("metadata") or {}).get(
+            "annotations"
+        )
+        return annotations_changed or super().spec_changed(new, old)
+
     def default_spec(self, spec: dict[str, Any]) -> None:
         strategy = spec.setdefault("strategy", {})
         strategy.setdefault("type", "RollingUpdate")

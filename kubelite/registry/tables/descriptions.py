@@ -22,10 +22,7 @@ CREATION_TIMESTAMP = (
     " Read-only. Null for lists. More info:"
     " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
-POD_IP = (
-    "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet"
-    " allocated."
-)
+POD_IP = "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."
 POD_NODE_NAME = (
     "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for"
     " scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for"
@@ -44,7 +41,7 @@ POD_NOMINATED_NODE = (
 POD_READINESS_GATES = (
     "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all"
     " its containers are ready AND all conditions specified in the readiness gates have status equal"
-    " to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"
+    ' to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates'
 )
 POD_NODE_SELECTOR = (
     "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must"
@@ -72,14 +69,14 @@ RC_SPEC_SELECTOR = (
 )
 SERVICE_TYPE = (
     "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are"
-    " ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal"
+    ' ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal'
     " IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that"
     " is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If"
-    " clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of"
-    " endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on"
-    " every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on"
+    ' clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of'
+    ' endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on'
+    ' every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on'
     " NodePort and creates an external load-balancer (if supported in the current cloud) which routes"
-    " to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified"
+    ' to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified'
     " externalName. Several other fields do not apply to ExternalName services. More info:"
     " https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-ty"
     "pes"
@@ -90,8 +87,8 @@ SERVICE_CLUSTER_IP = (
     " allocated to the service; otherwise creation of the service will fail. This field may not be"
     " changed through updates unless the type field is also being changed to ExternalName (which"
     " requires this field to be blank) or the type field is being changed from ExternalName (in which"
-    " case this field may optionally be specified, as describe above).  Valid values are \"None\","
-    " empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no"
+    ' case this field may optionally be specified, as describe above).  Valid values are "None",'
+    ' empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no'
     " virtual IP), which is useful when direct endpoint connections are preferred and proxying is not"
     " required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is"
     " specified when creating a Service of type ExternalName, creation will fail. This field will be"
@@ -129,8 +126,7 @@ NODE_KUBELET_VERSION = "Kubelet Version reported by the node."
 NODE_OS_IMAGE = "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."
 NODE_KERNEL_VERSION = "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."
 NODE_CONTAINER_RUNTIME = (
-    "ContainerRuntime Version reported by the node through runtime remote API (e.g."
-    " containerd://1.4.2)."
+    "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2)."
 )
 NODE_ADDRESSES = (
     "List of addresses reachable to the node. Queried from cloud provider, if available. More info:"
@@ -151,16 +147,14 @@ EVENT_REASON = (
 EVENT_INVOLVED_OBJECT = "The object that this event is about."
 EVENT_SOURCE = "The component reporting this event. Should be a short machine understandable string."
 EVENT_MESSAGE = "A human-readable description of the status of this operation."
-EVENT_FIRST_TIMESTAMP = (
-    "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"
-)
+EVENT_FIRST_TIMESTAMP = "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"
 EVENT_COUNT = "The number of times this event has occurred."
 OBJECT_REFERENCE_FIELD_PATH = (
     "If referring to a piece of an object instead of an entire object, this string should contain a"
     " valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example,"
     " if the object reference is to a container within a pod, this would take on a value like:"
-    " \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the"
-    " event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in"
+    ' "spec.containers{name}" (where "name" refers to the name of the container that triggered the'
+    ' event) or if no container name is specified "spec.containers[2]" (container with index 2 in'
     " this pod). This syntax is chosen only to have some well-defined way of referencing a part of an"
     " object."
 )
@@ -177,8 +171,8 @@ SECRET_DATA = (
 SERVICE_ACCOUNT_SECRETS = (
     "Secrets is a list of the secrets in the same namespace that pods running using this"
     " ServiceAccount are allowed to use. Pods are only limited to this list if this service account"
-    " has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The"
-    " \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate"
+    ' has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The'
+    ' "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate'
     " namespaces to isolate access to mounted secrets. This field should not be used to find"
     " auto-generated service account token secrets for use outside of pods. Instead, tokens can be"
     " requested directly using the TokenRequest API, or service account token secrets can be manually"
@@ -275,8 +269,7 @@ DS_SPEC_SELECTOR = (
     " https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
 )
 DEPLOYMENT_UPDATED = (
-    "Total number of non-terminated pods targeted by this deployment that have the desired template"
-    " spec."
+    "Total number of non-terminated pods targeted by this deployment that have the desired template spec."
 )
 DEPLOYMENT_AVAILABLE = (
     "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."
@@ -343,8 +336,7 @@ HPA_MAX_REPLICAS = (
     " It cannot be less that minReplicas."
 )
 HPA_CURRENT_REPLICAS = (
-    "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen"
-    " by the autoscaler."
+    "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler."
 )
 ROLE_BINDING_ROLE_REF = (
     "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace."
@@ -395,10 +387,9 @@ ENDPOINT_SLICE_ADDRESS_TYPE = (
 ENDPOINT_SLICE_PORTS = (
     "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must"
     " have a unique name. When ports is empty, it indicates that there are no defined ports. When a"
-    " port is defined with a nil port value, it indicates \"all ports\". Each slice may include a"
+    ' port is defined with a nil port value, it indicates "all ports". Each slice may include a'
     " maximum of 100 ports."
 )
 ENDPOINT_SLICE_ENDPOINTS = (
-    "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000"
-    " endpoints."
+    "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints."
 )

@@ -54,9 +54,7 @@ def _is_sidecar(container: Any) -> bool:
 
 
 def _condition_true(pod: Obj, kind: str) -> bool:
-    return any(
-        text(c, "type") == kind and text(c, "status") == "True" for c in items(pod, "status", "conditions")
-    )
+    return any(text(c, "type") == kind and text(c, "status") == "True" for c in items(pod, "status", "conditions"))
 
 
 def _terminated_at(status: Any) -> datetime | None:

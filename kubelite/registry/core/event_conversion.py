@@ -1,0 +1,135 @@
+"""events.k8s.io/v1 Events are core/v1 Events seen through a conversion, as in kube: one store, two APIs.
+
+kube keeps one copy of every event (under /registry/events) and converts between the two group versions;
+an event recorded through either API shows in both (`kubectl describe` reads core/v1, client-go's new
+recorder writes events.k8s.io/v1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from kubelite.apimachinery.meta import Obj
+from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.store import Store, UpdateFunc, ValidateFunc
+from kubelite.storage.interface import WatchEvent
+
+#: events.k8s.io/v1 field -> core/v1 field, for the fields whose names differ
+_RENAMED = {
+    "regarding": "involvedObject",
+    "note": "message",
+    "reportingController": "reportingComponent",
+    "deprecatedSource": "source",
+    "deprecatedFirstTimestamp": "firstTimestamp",
+    "deprecatedLastTimestamp": "lastTimestamp",
+    "deprecatedCount": "count",
+}
+_SAME = ("metadata", "eventTime", "series", "reportingInstance", "action", "reason", "related", "type")
+_CORE_TO_V1 = {core: v1 for v1, core in _RENAMED.items()}
+
+
+def to_events_v1(core: Obj) -> Obj:
+    out: Obj = {"kind": "Event", "apiVersion": "events.k8s.io/v1"}
+    for key, value in core.items():
+        if key in _SAME:
+            out[key] = value
+        elif key in _CORE_TO_V1:
+            out[_CORE_TO_V1[key]] = value
+    return out
+
+
+def to_core(event: Obj) -> Obj:
+    out: Obj = {"kind": "Event", "apiVersion": "v1"}
+    for key, value in event.items():
+        if key in _SAME:
+            out[key] = value
+        elif key in _RENAMED:
+            out[_RENAMED[key]] = value
+    return out
+
+
+class _ConvertingWatcher:
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def stop(self) -> None:
+        self._inner.stop()
+
+    def request_bookmark(self) -> None:
+        self._inner.request_bookmark()
+
+    def __aiter__(self) -> AsyncIterator[WatchEvent]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[WatchEvent]:
+        async for event in self._inner:
+            if event.obj.get("kind") == "Event":
+                event = WatchEvent(event.type, event.key, to_events_v1(event.obj), event.revision)
+            yield event
+
+
+class EventsV1Store:
+    """The Store interface of events.k8s.io/v1, over the core/v1 events Store."""
+
+    def __init__(self, spec: ResourceSpec, core: Store) -> None:
+        self.spec = spec
+        self.core = core
+        self.strategy = core.strategy
+
+    async def get(self, namespace: str, name: str) -> Obj:
+        return to_events_v1(await self.core.get(namespace, name))
+
+    async def list(self, namespace: str, params: ListParams) -> Obj:
+        listed = await self.core.list(namespace, params)
+        return {
+            **listed,
+            "kind": "EventList",
+            "apiVersion": self.spec.api_version,
+            "items": [to_events_v1(item) for item in listed["items"]],
+        }
+
+    async def watch(self, namespace: str, params: ListParams) -> _ConvertingWatcher:
+        return _ConvertingWatcher(await self.core.watch(namespace, params))
+
+    async def create(
+        self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None
+    ) -> Obj:
+        self._check_type(obj)
+        return to_events_v1(await self.core.create(namespace, to_core(obj), params, validate=validate))
+
+    async def update(
+        self, namespace: str, name: str, update: UpdateFunc, params: WriteParams, **kwargs: Any
+    ) -> tuple[Obj, bool]:
+        async def converted(current: Obj | None) -> Obj:
+            new = await update(to_events_v1(current) if current is not None else None)
+            self._check_type(new)
+            return to_core(new)
+
+        kwargs.pop("strategy", None)
+        result, created = await self.core.update(namespace, name, converted, params, **kwargs)
+        return to_events_v1(result), created
+
+    async def delete(self, namespace: str, name: str, params: DeleteParams) -> tuple[Obj, bool]:
+        obj, deleted = await self.core.delete(namespace, name, params)
+        return to_events_v1(obj), deleted
+
+    async def delete_collection(self, namespace: str, list_params: ListParams, params: DeleteParams) -> Obj:
+        listed = await self.core.delete_collection(namespace, list_params, params)
+        return {
+            **listed,
+            "kind": "EventList",
+            "apiVersion": self.spec.api_version,
+            "items": [to_events_v1(item) for item in listed["items"]],
+        }
+
+    def _check_type(self, obj: Obj) -> None:
+        api_version = obj.get("apiVersion")
+        if api_version and api_version != self.spec.api_version:
+            from kubelite.apimachinery import errors
+
+            raise errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API version "
+                f"({self.spec.api_version})"
+            )
