@@ -84,6 +84,19 @@ def _remove(doc: Any, pointer: str) -> Any:
     return doc
 
 
+def _json_equal(a: Any, b: Any) -> bool:
+    """RFC 6902 equality: numbers compare by value, but a boolean is never a number (Python says True == 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(b, (dict, list)):
+        return False
+    return bool(a == b)
+
+
 def apply_json_patch(document: Any, operations: Any) -> Any:
     if not isinstance(operations, list):
         raise JSONPatchError("json patch must be an array of operations")
@@ -115,7 +128,7 @@ def apply_json_patch(document: Any, operations: Any) -> Any:
                 doc = _remove(doc, source)
             doc = _add(doc, path, value)
         elif kind == "test":
-            if _get(doc, path) != op["value"]:
+            if not _json_equal(_get(doc, path), op["value"]):
                 raise JSONPatchError(f"testing value {path} failed: test failed")
         else:
             raise JSONPatchError(f"Unexpected kind: {kind}")

@@ -41,7 +41,10 @@ async def delete(request: web.Request, scope: RequestScope, info: RequestInfo) -
     await scope.admission.validate(attrs, None, None)
     obj, deleted_now = await scope.store.delete(info.namespace, info.name, options)
     if not deleted_now:
-        return write_object(obj, negotiated, status=202 if not options.dry_run else 200)
+        # kube answers 202 only when the client asked for cascading with orphanDependents=false; finalizers
+        # and graceful deletion otherwise keep 200 (changing that would break existing clients, says kube)
+        accepted = options.orphan_dependents is False and not options.dry_run
+        return write_object(obj, negotiated, status=202 if accepted else 200)
     if scope.store.strategy.return_deleted_object:
         return write_object(obj, negotiated)
     return write_object(success_status(scope, obj), negotiated)

@@ -22,22 +22,22 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _walk(value: Any, schema: dict[str, Any], path: str, found: list[str]) -> None:
-    if len(found) >= _MAX_FINDINGS:
-        return
     schema = _resolve(schema)
     if schema.get("x-kubernetes-preserve-unknown-fields") or "oneOf" in schema:
         return
     if isinstance(value, dict):
         properties = schema.get("properties")
         extra = schema.get("additionalProperties")
-        for key in list(value):
+        # key order, as kube reports what it decodes from a map (YAML bodies, patch results)
+        for key in sorted(value):
             child_path = f"{path}.{key}" if path else key
             if properties is not None and key in properties:
                 _walk(value[key], properties[key], child_path, found)
             elif isinstance(extra, dict):
                 _walk(value[key], extra, child_path, found)
             elif properties is not None:
-                found.append(child_path)
+                if len(found) < _MAX_FINDINGS:  # the report is capped; the pruning is not
+                    found.append(child_path)
                 del value[key]
     elif isinstance(value, list):
         items = schema.get("items")
@@ -56,32 +56,68 @@ def prune_unknown_fields(spec: ResourceSpec, obj: Any) -> list[str]:
     return found
 
 
-def duplicate_fields(body: bytes) -> list[str]:
-    """Paths of keys that appear twice in one JSON object (the last one wins when decoding)."""
-    found: list[str] = []
+class _Members(list[tuple[str, Any]]):
+    """A JSON object as it was written: every member in order, repeated keys included."""
 
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
+
+def _document_findings(value: Any, schema: dict[str, Any], path: str, found: list[str]) -> None:
+    """Unknown and duplicate fields in the order they appear in the body, as kube's strict decoder reports
+    them; a key both unknown and repeated is reported once, as unknown."""
+    if len(found) >= _MAX_FINDINGS:
+        return
+    schema = _resolve(schema)
+    if schema.get("x-kubernetes-preserve-unknown-fields") or "oneOf" in schema:
+        return
+    if isinstance(value, _Members):
+        properties = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        seen: set[str] = set()
+        for key, child in value:
+            child_path = f"{path}.{key}" if path else key
+            if properties is not None and key in properties:
+                child_schema = properties[key]
+            elif isinstance(extra, dict):
+                child_schema = extra
+            else:
+                if properties is not None and key not in seen:
+                    found.append(f'unknown field "{child_path}"')
+                seen.add(key)
+                continue
             if key in seen:
-                found.append(key)
-            seen[key] = value
-        return seen
+                found.append(f'duplicate field "{child_path}"')
+            seen.add(key)
+            _document_findings(child, child_schema, child_path, found)
+    elif isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for index, child in enumerate(value):
+                _document_findings(child, items, f"{path}[{index}]", found)
 
-    try:
-        json.loads(body, object_pairs_hook=pairs)
-    except ValueError:
+
+def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
+    """What strict decoding of a JSON body says: `unknown field "a.b"` and `duplicate field "a.c"`, in order;
+    None when the body cannot be read here."""
+    name = schemas.definition_for(spec.group, spec.version, spec.kind)
+    if name is None:
         return []
+    try:
+        document = json.loads(body, object_pairs_hook=_Members)
+    except ValueError:
+        return None
+    found: list[str] = []
+    _document_findings(document, schemas.definitions()[name], "", found)
     return found
 
 
 def check(spec: ResourceSpec, obj: Any, body: bytes, directive: str | None, is_json: bool) -> list[str]:
     """Run the check the directive asks for; returns Warning header values, or raises a 400 for Strict."""
-    if directive == "Ignore":
-        return []
     findings = [f'unknown field "{path}"' for path in prune_unknown_fields(spec, obj)]
-    if directive in ("Strict", "Warn") and is_json:
-        findings = [f'duplicate field "{key}"' for key in duplicate_fields(body)] + findings
+    if directive == "Ignore":  # still pruned: Ignore only silences what decoding drops
+        return []
+    # unset means Warn, as in kube
+    in_body = json_findings(spec, body) if is_json else None
+    if in_body is not None:  # the body also shows repeated keys, and the order kube reports things in
+        findings = in_body
     if not findings:
         return []
     if directive == "Strict":

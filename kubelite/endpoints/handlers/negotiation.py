@@ -31,7 +31,14 @@ class Negotiated:
         return f"{self.content_type}|{self.conversion.value}"
 
 
-_JSON_TYPES = ("application/json", "application/*", "*/*")
+#: the media ranges we serve, and what each is answered with (kube tries its JSON serializer first)
+_SERVED = {
+    "application/json": "application/json",
+    "application/*": "application/json",
+    "*/*": "application/json",
+    "application/yaml": "application/yaml",
+    "application/yml": "application/yaml",
+}
 _CONVERSIONS = {
     "Table": Conversion.TABLE,
     "PartialObjectMetadata": Conversion.PARTIAL,
@@ -40,20 +47,20 @@ _CONVERSIONS = {
 
 
 def negotiate(accept: str | None, *, allow_conversion: bool = True) -> Negotiated:
+    """The first acceptable media range wins; one asking for a conversion we cannot do is skipped, as kube
+    skips it (any of `as`, `g`, `v` asks for one, and only meta.k8s.io v1/v1beta1 kinds are offered)."""
     for media in serializers.parse_media_types(accept):
-        conversion = media.conversion
-        if conversion:
-            if not allow_conversion or media.type != "application/json":
-                continue
-            if media.params.get("g") != "meta.k8s.io" or media.params.get("v") not in ("v1", "v1beta1"):
-                continue
-            if conversion in _CONVERSIONS:
-                return Negotiated("application/json", _CONVERSIONS[conversion])
+        content_type = _SERVED.get(media.type)
+        if content_type is None:
             continue
-        if media.type in _JSON_TYPES:
-            return Negotiated("application/json")
-        if media.type in ("application/yaml", "application/yml"):
-            return Negotiated("application/yaml")
+        if not any(key in media.params for key in ("as", "g", "v")):
+            return Negotiated(content_type)
+        conversion = _CONVERSIONS.get(media.conversion or "")
+        if not allow_conversion or conversion is None:
+            continue
+        if media.params.get("g") != "meta.k8s.io" or media.params.get("v") not in ("v1", "v1beta1"):
+            continue
+        return Negotiated(content_type, conversion)
     raise errors.not_acceptable()
 
 

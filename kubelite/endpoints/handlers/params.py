@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import yaml
 from aiohttp import web
 
 from kubelite.apimachinery import errors, serializers
@@ -38,10 +39,8 @@ def _int(query: Mapping[str, str], name: str) -> int | None:
         return None
     try:
         return int(value)
-    except ValueError as exc:
-        raise errors.bad_request(
-            f'invalid value for {name}: "{value}": strconv.ParseInt: parsing "{value}": invalid syntax'
-        ) from exc
+    except ValueError as exc:  # kube's query decoding passes strconv's error through as it is
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{value}": invalid syntax') from exc
 
 
 def list_params(query: Mapping[str, str]) -> ListParams:
@@ -140,23 +139,66 @@ async def read_body(request: web.Request) -> bytes:
     return b"".join(chunks)
 
 
-async def read_object(request: web.Request) -> dict[str, Any]:
+async def read_object(request: web.Request, *, kind: str = "") -> dict[str, Any]:
     """Decode a write's body into an object; anything else is a 400."""
-    obj, _, _ = await read_object_and_body(request)
+    obj, _, _ = await read_object_and_body(request, kind=kind)
     return obj
 
 
-async def read_object_and_body(request: web.Request) -> tuple[dict[str, Any], bytes, str]:
-    """The decoded object, the raw body and its media type (field validation needs all three)."""
+async def read_object_and_body(request: web.Request, *, kind: str = "") -> tuple[dict[str, Any], bytes, str]:
+    """The decoded object, the raw body and its media type (field validation needs all three).
+
+    `kind` is what the endpoint stores; kube names it in the 400 for a body it cannot read.
+    """
     body = await read_body(request)
     content_type = serializers.content_type_of(request.headers.get("Content-Type"))
     if content_type not in (serializers.JSON, serializers.YAML, "application/yml", "text/yaml"):
         raise errors.unsupported_media_type(content_type)
-    if not body.strip():
-        raise errors.bad_request("the request body is empty; an object was expected")
-    obj = serializers.decode_body(body, content_type)
+    from_yaml = content_type != serializers.JSON
+    try:
+        obj = serializers.loads_yaml(body) if from_yaml else serializers.loads_json(body)
+    except serializers.DecodeError as exc:
+        raise _unrecognized(kind, _decode_error_text(exc, from_yaml), body) from exc
+    if obj is None:  # `null` (or an empty YAML document) decodes into an empty object, as in Go
+        obj = {}
     if not isinstance(obj, dict):
-        raise errors.bad_request(
-            f"couldn't get version/kind; json parse error: cannot unmarshal {type(obj).__name__} into an object"
-        )
+        why = f"json: cannot unmarshal {_go_json_type(obj)} into Go value of type {_FIND_KIND}"
+        raise _unrecognized(kind, f"couldn't get version/kind; json parse error: {why}", body)
     return obj, body, content_type
+
+
+#: the anonymous struct kube's JSON meta factory reads apiVersion and kind into, as Go prints its type
+_FIND_KIND = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+
+
+def _go_json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return "array" if isinstance(value, list) else "string"
+
+
+def _decode_error_text(exc: serializers.DecodeError, from_yaml: bool) -> str:
+    cause = exc.__cause__
+    if from_yaml:
+        if isinstance(cause, yaml.MarkedYAMLError) and cause.problem_mark is not None:
+            return f"error converting YAML to JSON: yaml: line {cause.problem_mark.line + 1}: {cause.problem}"
+        return f"error converting YAML to JSON: yaml: {exc}"
+    text = str(exc)
+    if text.startswith(("unexpected end of data", "Input is a zero-length")):
+        text = "unexpected end of JSON input"  # Go's wording for a truncated document
+    return f"couldn't get version/kind; json parse error: {text}"
+
+
+def _unrecognized(kind: str, why: str, body: bytes) -> errors.StatusError:
+    """kube's transformDecodeError: the reason, then a summary of the body (objects as text, else hex)."""
+    if not kind:
+        return errors.bad_request(why)
+    if not body:
+        summary = "<empty>"
+    else:
+        head = body[:30]
+        summary = head.decode(errors="replace") if body.startswith(b"{") else head.hex()
+        summary += " ..." if len(body) > 30 else ""
+    return errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): {why} ({summary})")

@@ -16,16 +16,34 @@ from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.patch.json_patch import JSONPatchError, apply_json_patch
 from kubelite.apimachinery.patch.merge import apply_merge_patch
+from kubelite.apimachinery.patch.strategic import StrategicMergeError, apply_strategic_merge_patch
 from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
+from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
 from kubelite.endpoints.request_info import RequestInfo
+from kubelite.registry.spec import ResourceSpec
 
 _SUPPORTED = (serializers.JSON_PATCH, serializers.MERGE_PATCH, serializers.STRATEGIC_MERGE_PATCH)
 
 
-def _patcher(content_type: str, patch: Any) -> Callable[[Obj], Obj]:
+def _strategic(spec: ResourceSpec, patch: dict[str, Any]) -> Callable[[Obj], Obj]:
+    schema = schema_for(spec.group, spec.version, spec.kind)
+    lookup = default_lookup()
+
+    def strategic_patch(current: Obj) -> Obj:
+        try:
+            return apply_strategic_merge_patch(current, patch, schema, lookup)
+        except StrategicMergeError as exc:
+            # kube answers some of these with a 500; bad input is the client's error, so it is a 4xx here
+            code = exc.code if 400 <= exc.code < 500 else 400
+            raise errors.StatusError(code, exc.reason or "BadRequest", exc.message) from exc
+
+    return strategic_patch
+
+
+def _patcher(content_type: str, patch: Any, spec: ResourceSpec) -> Callable[[Obj], Obj]:
     if content_type == serializers.JSON_PATCH:
         if not isinstance(patch, list):
             raise errors.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
@@ -34,7 +52,7 @@ def _patcher(content_type: str, patch: Any) -> Callable[[Obj], Obj]:
             try:
                 result = apply_json_patch(current, patch)
             except JSONPatchError as exc:
-                raise errors.StatusError(422, "Invalid", str(exc)) from exc
+                raise errors.patch_not_applicable() from exc
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch result is not an object")
             return result
@@ -42,6 +60,8 @@ def _patcher(content_type: str, patch: Any) -> Callable[[Obj], Obj]:
         return json_patch
     if not isinstance(patch, dict):
         raise errors.bad_request("json: cannot unmarshal array into Go value of type map[string]interface {}")
+    if content_type == serializers.STRATEGIC_MERGE_PATCH:
+        return _strategic(spec, patch)
     return lambda current: apply_merge_patch(current, patch)
 
 
@@ -56,7 +76,7 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         )
     write = params.write_params(request)
     body = await params.read_body(request)
-    apply = _patcher(content_type, serializers.decode_body(body, content_type))
+    apply = _patcher(content_type, serializers.decode_body(body, content_type), scope.spec)
     strategy = None
     if info.subresource:
         strategy = scope.subresource_strategies.get(info.subresource)

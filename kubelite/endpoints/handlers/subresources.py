@@ -8,8 +8,10 @@ from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.apimachinery.patch.json_patch import JSONPatchError, apply_json_patch
 from kubelite.apimachinery.patch.merge import apply_merge_patch
+from kubelite.apimachinery.patch.strategic import apply_strategic_merge_patch
 from kubelite.endpoints.handlers import params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
+from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.apps.scale import to_scale, update_scale
@@ -37,8 +39,12 @@ async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) ->
                 try:
                     return apply_json_patch(current, patch_body)  # type: ignore[no-any-return]
                 except JSONPatchError as exc:
-                    raise errors.StatusError(422, "Invalid", str(exc)) from exc
-            if content_type in (serializers.MERGE_PATCH, serializers.STRATEGIC_MERGE_PATCH):
+                    raise errors.patch_not_applicable() from exc
+            if content_type == serializers.STRATEGIC_MERGE_PATCH:
+                return apply_strategic_merge_patch(
+                    current, patch_body, schema_for("autoscaling", "v1", "Scale"), default_lookup()
+                )
+            if content_type == serializers.MERGE_PATCH:
                 return apply_merge_patch(current, patch_body)  # type: ignore[no-any-return]
             raise errors.unsupported_media_type(content_type)
 

@@ -17,7 +17,7 @@ from kubelite.endpoints.request_info import RequestInfo
 async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    obj, body, media_type = await params.read_object_and_body(request)
+    obj, body, media_type = await params.read_object_and_body(request, kind=scope.spec.kind)
     warnings = field_validation.check(
         scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
     )

@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from kubelite.apimachinery import serializers
+from kubelite.apimachinery.errors import StatusError
 from kubelite.endpoints.handlers import params
 from kubelite.endpoints.handlers.negotiation import Conversion, Negotiated, encode, negotiate
 from kubelite.endpoints.handlers.scope import RequestScope
@@ -25,8 +26,14 @@ from kubelite.storage.interface import EventType, WatchEvent
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
+#: the media types kube can stream a watch in (YAML has no stream serializer)
+_STREAM_MEDIA_TYPES = "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+
+
 async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"))
+    if negotiated.content_type != "application/json":
+        raise StatusError(406, "NotAcceptable", f"only the following media types are accepted: {_STREAM_MEDIA_TYPES}")
     list_params = params.list_params(request.query)
     if info.name:  # legacy /watch/.../{name}: a watch on one object
         from kubelite.apimachinery.selectors import parse_field_selector
@@ -36,7 +43,12 @@ async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
             selector += "," + str(list_params.field_selector)
         list_params = params.ListParams(**{**_as_dict(list_params), "field_selector": parse_field_selector(selector)})
     include = include_object_param(request.query.get("includeObject"))
-    watcher = await scope.store.watch(info.namespace, list_params)
+    try:
+        watcher = await scope.store.watch(info.namespace, list_params)
+    except StatusError as exc:
+        if exc.code not in _STREAMED_ERRORS:
+            raise
+        return await _error_stream(request, scope, negotiated, include, exc)
     timeout = list_params.timeout_seconds if list_params.timeout_seconds else scope.watch_timeout()
 
     response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.content_type})
@@ -57,6 +69,23 @@ async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         if bookmarks is not None:
             bookmarks.cancel()
     with contextlib.suppress(ConnectionResetError, RuntimeError):
+        await response.write_eof()
+    return response
+
+
+#: kube's cacher answers a watch whose resourceVersion it cannot serve (410 too old, 504 too large) with a 200
+#: stream holding one ERROR event, as an uncached watch would; clients relist on that event
+_STREAMED_ERRORS = frozenset({410, 504})
+
+
+async def _error_stream(
+    request: web.Request, scope: RequestScope, negotiated: Negotiated, include: str, exc: StatusError
+) -> web.StreamResponse:
+    response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.content_type})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    with contextlib.suppress(ConnectionResetError, RuntimeError):
+        await response.write(_EventEncoder(scope, negotiated, include).error(exc.to_status()))
         await response.write_eof()
     return response
 
@@ -105,6 +134,9 @@ class _EventEncoder:
             event.encoded = cache = {}
         cache[self.key] = data
         return data
+
+    def error(self, status: dict[str, Any]) -> bytes:
+        return self._encode(EventType.ERROR, status)
 
     def _bookmark_object(self, event: WatchEvent) -> dict[str, Any]:
         meta: dict[str, Any] = {"resourceVersion": str(event.revision), "creationTimestamp": None}
