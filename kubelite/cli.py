@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import signal
 import sys
 from pathlib import Path
@@ -58,30 +59,32 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Go's duration units, in seconds
+_UNITS = {
+    "ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0
+}
+_PLAIN_SECONDS = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_TERM = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
+
+
 def parse_duration(text: str) -> float:
-    """A Go-style duration (`5m`, `30s`, `1h30m`, `250ms`) or plain seconds."""
-    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-    try:
+    """A Go duration (`5m`, `30s`, `1h30m`, `250ms`, `-1.5h`) in seconds, or plain seconds (`90`)."""
+    if _PLAIN_SECONDS.fullmatch(text):
         return float(text)
-    except ValueError:
-        pass
-    total, number = 0.0, ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch.isdigit() or ch == ".":
-            number += ch
-            i += 1
-            continue
-        unit = "ms" if text.startswith("ms", i) else ch
-        if unit not in units or not number:
+    sign = -1.0 if text.startswith("-") else 1.0
+    rest = text[1:] if text[:1] in ("-", "+") else text
+    total, position = 0.0, 0
+    while position < len(rest):
+        term = _TERM.match(rest, position)
+        if term is None and _PLAIN_SECONDS.fullmatch(rest, position):
+            raise ConfigError(f"invalid duration {text!r}: missing unit after {rest[position:]}")
+        if term is None or term.group(1) in ("", "."):
             raise ConfigError(f"invalid duration {text!r}: use e.g. 5m, 30s or 1h")
-        total += float(number) * units[unit]
-        number = ""
-        i += len(unit)
-    if number:
-        raise ConfigError(f"invalid duration {text!r}: missing unit after {number}")
-    return total
+        total += float(term.group(1)) * _UNITS[term.group(2)]
+        position = term.end()
+    if not rest:
+        raise ConfigError(f"invalid duration {text!r}: use e.g. 5m, 30s or 1h")
+    return sign * total
 
 
 async def _serve(config: ServerConfig) -> None:

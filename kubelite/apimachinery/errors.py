@@ -61,7 +61,7 @@ class StatusError(Exception):
             "reason": self.reason,
             "code": self.code,
         }
-        if self.details:
+        if self.details is not None:  # kube sends an empty details object when the pointer is set
             status["details"] = self.details
         return status
 
@@ -104,7 +104,8 @@ def invalid(group: str, kind: str, name: str, causes: list[Cause]) -> StatusErro
         details["group"] = group
     details["kind"] = kind
     details["causes"] = [c.to_dict() for c in causes]
-    return StatusError(422, "Invalid", f'{kind} "{name}" is invalid: {summary}', details)
+    qualified = f"{kind}.{group}" if group else kind  # schema.GroupKind's String(), e.g. Deployment.apps
+    return StatusError(422, "Invalid", f'{qualified} "{name}" is invalid: {summary}', details)
 
 
 def bad_request(message: str) -> StatusError:
@@ -121,7 +122,20 @@ def method_not_supported(qualified: GroupResource, action: str) -> StatusError:
 
 
 def method_not_allowed() -> StatusError:
-    return StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+    """go-restful's 405 for a path without a route for the method, as kube's service error handler wraps it."""
+    return StatusError(
+        405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}
+    )
+
+
+def patch_not_applicable() -> StatusError:
+    """A JSON patch whose operations fail: kube answers a generic 422 and drops the patch library's text."""
+    return StatusError(422, "Invalid", "the server rejected our request due to an error in our request", {})
+
+
+def route_not_found() -> StatusError:
+    """go-restful's 404 for a path under a served group/version that has no route."""
+    return StatusError(404, "NotFound", "the server could not find the requested resource", {})
 
 
 def gone(message: str) -> StatusError:
@@ -153,7 +167,11 @@ def namespace_terminating(qualified: GroupResource, name: str, namespace: str) -
     err = forbidden(qualified, name, why)
     err.details = {
         **(err.details or {}),
-        "causes": [Cause("NamespaceTerminating", why, "metadata.namespace").to_dict()],
+        "causes": [
+            Cause(
+                "NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace"
+            ).to_dict()
+        ],
     }
     return err
 
@@ -191,4 +209,5 @@ def service_unavailable(message: str) -> StatusError:
 
 
 def timeout(message: str) -> StatusError:
-    return StatusError(504, "Timeout", message)
+    """kube's NewTimeoutError, which prefixes its message."""
+    return StatusError(504, "Timeout", f"Timeout: {message}")

@@ -44,10 +44,14 @@ class MediaType:
 
 
 def parse_media_types(header: str | None) -> list[MediaType]:
-    """Parse an Accept header into media types, best first (stable for equal quality)."""
+    """Parse an Accept header into media types, best first.
+
+    As kube's goautoneg orders them: by quality, then a concrete type before `*`, a concrete subtype before
+    `*`, then as written. Ranges with q=0 are dropped (RFC 9110: not acceptable).
+    """
     if not header:
         return [MediaType("*/*")]
-    out: list[tuple[float, int, MediaType]] = []
+    out: list[tuple[float, bool, bool, int, MediaType]] = []
     for index, part in enumerate(header.split(",")):
         pieces = [p.strip() for p in part.split(";")]
         mtype = pieces[0].lower()
@@ -67,9 +71,10 @@ def parse_media_types(header: str | None) -> list[MediaType]:
                     quality = 0.0
             else:
                 params[key] = value
-        out.append((-quality, index, MediaType(mtype, params, quality)))
-    out.sort(key=lambda t: (t[0], t[1]))
-    return [m for _, _, m in out if m.quality > 0]
+        main, _, sub = mtype.partition("/")
+        out.append((-quality, main == "*", sub == "*", index, MediaType(mtype, params, quality)))
+    out.sort(key=lambda t: t[:4])
+    return [t[4] for t in out if t[4].quality > 0]
 
 
 def content_type_of(header: str | None) -> str:
@@ -83,7 +88,11 @@ def dumps_json(value: Any) -> bytes:
 
 
 def dumps_yaml(value: Any) -> bytes:
-    return yaml.dump(value, Dumper=_Dumper, default_flow_style=False, sort_keys=False, allow_unicode=True).encode()
+    """As kube writes YAML (JSON re-marshalled by go-yaml): keys sorted, long strings never folded."""
+    text = yaml.dump(
+        value, Dumper=_Dumper, default_flow_style=False, sort_keys=True, allow_unicode=True, width=1 << 30
+    )
+    return text.encode()
 
 
 class DecodeError(ValueError):

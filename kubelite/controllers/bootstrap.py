@@ -25,9 +25,36 @@ async def _ensure(registry: Registry, group: str, resource: str, namespace: str,
                 raise
 
 
+#: the priority classes kube-apiserver creates for system-critical pods
+SYSTEM_PRIORITY_CLASSES = (
+    (
+        "system-node-critical",
+        2000001000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2000000000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
+)
+
+
 async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: str, secure_port: int) -> None:
     for name in SYSTEM_NAMESPACES:
         await _ensure(registry, "", "namespaces", "", {"metadata": {"name": name}})
+    for name, value, description in SYSTEM_PRIORITY_CLASSES:
+        await _ensure(
+            registry,
+            "scheduling.k8s.io",
+            "priorityclasses",
+            "",
+            {
+                "metadata": {"name": name},
+                "value": value,
+                "description": description,
+            },
+        )
     labels = {"component": "apiserver", "provider": "kubernetes"}
     await _ensure(
         registry,

@@ -1,4 +1,5 @@
-"""Every active namespace has a `default` ServiceAccount (kube's serviceaccounts controller)."""
+"""Every active namespace has a `default` ServiceAccount (kube's serviceaccounts controller) and the
+`kube-root-ca.crt` ConfigMap with the cluster CA (kube's root-ca-cert-publisher)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,32 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.controllers.base import run_watch_loop
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import WriteParams
+from kubelite.registry.store import Store
 from kubelite.storage.interface import EventType
 
+ROOT_CA_DESCRIPTION = (
+    "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as "
+    "the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of "
+    "Kubernetes clusters."
+)
 
-async def run_serviceaccounts_controller(registry: Registry) -> None:
+
+async def _ensure(store: Store, namespace: str, obj: Obj) -> None:
+    try:
+        await store.get(namespace, obj["metadata"]["name"])
+    except StatusError as exc:
+        if exc.code != 404:
+            raise
+        try:
+            await store.create(namespace, obj, WriteParams())
+        except StatusError as create_exc:
+            if create_exc.code not in (409, 403, 404):  # raced, or the namespace is going away
+                raise
+
+
+async def run_serviceaccounts_controller(registry: Registry, ca_pem: str) -> None:
     accounts = registry.store("", "serviceaccounts")
+    configmaps = registry.store("", "configmaps")
 
     async def reconcile(namespace: Obj, event: EventType) -> None:
         if event not in (EventType.ADDED, EventType.MODIFIED):
@@ -20,15 +42,18 @@ async def run_serviceaccounts_controller(registry: Registry) -> None:
         if meta.get("deletionTimestamp") or (namespace.get("status") or {}).get("phase") != "Active":
             return
         name = meta["name"]
-        try:
-            await accounts.get(name, "default")
-        except StatusError as exc:
-            if exc.code != 404:
-                raise
-            try:
-                await accounts.create(name, {"metadata": {"name": "default", "namespace": name}}, WriteParams())
-            except StatusError as create_exc:
-                if create_exc.code not in (409, 403, 404):
-                    raise
+        await _ensure(accounts, name, {"metadata": {"name": "default", "namespace": name}})
+        await _ensure(
+            configmaps,
+            name,
+            {
+                "metadata": {
+                    "name": "kube-root-ca.crt",
+                    "namespace": name,
+                    "annotations": {"kubernetes.io/description": ROOT_CA_DESCRIPTION},
+                },
+                "data": {"ca.crt": ca_pem},
+            },
+        )
 
     await run_watch_loop(registry.store("", "namespaces"), reconcile, name="serviceaccounts")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.spec import ResourceSpec, SubresourceSpec
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
@@ -41,7 +41,7 @@ class Discovery:
         }
 
     def api_group(self, group: str) -> dict[str, Any] | None:
-        versions = self._versions(group)
+        versions = self._versions(group) if group else []  # the core group is /api, not an APIGroup
         if not versions:
             return None
         gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
@@ -74,7 +74,7 @@ class Discovery:
             if spec.categories:
                 entry["categories"] = list(spec.categories)
             entries.append(entry)
-            for sub in spec.subresources:
+            for sub in _by_name(spec.subresources):
                 sub_entry: dict[str, Any] = {
                     "name": f"{spec.resource}/{sub.name}",
                     "singularName": "",
@@ -138,6 +138,11 @@ class Discovery:
                     },
                     "verbs": list(sub.verbs),
                 }
-                for sub in spec.subresources
+                for sub in _by_name(spec.subresources)
             ]
         return out
+
+
+def _by_name(subresources: Sequence[SubresourceSpec]) -> list[SubresourceSpec]:
+    """kube installs a resource's paths sorted, so its subresources are listed by name."""
+    return sorted(subresources, key=lambda sub: sub.name)

@@ -10,6 +10,7 @@ from aiohttp import web
 from kubelite.apimachinery import errors
 from kubelite.endpoints.handlers import create, delete, get, patch, subresources, update, watch
 from kubelite.endpoints.handlers.scope import RequestScope, SubresourceHandler
+from kubelite.endpoints.request_context import WARNINGS
 from kubelite.endpoints.request_info import RequestInfo
 
 Handler = Callable[[web.Request, RequestScope, RequestInfo], Awaitable[web.StreamResponse]]
@@ -41,7 +42,12 @@ NOT_FOUND = errors.StatusError(
 
 
 def _not_found() -> errors.StatusError:
-    return errors.StatusError(404, "NotFound", "the server could not find the requested resource")
+    return errors.route_not_found()
+
+
+def page_not_found() -> web.Response:
+    """What kube's final not-found handler writes for a group nobody serves: plain text, not a Status."""
+    return web.Response(status=404, text="404 page not found\n")
 
 
 class ResourceRoutes:
@@ -57,10 +63,17 @@ class ResourceRoutes:
     def lookup(self, info: RequestInfo) -> RequestScope | None:
         return self.scopes.get((info.api_group, info.api_version, info.resource))
 
+    def serves_group(self, group: str) -> bool:
+        return not group or any(key[0] == group for key in self.scopes)
+
     async def serve(self, request: web.Request, info: RequestInfo) -> web.StreamResponse:
         scope = self.lookup(info)
         if scope is None:
+            if not self.serves_group(info.api_group):
+                return page_not_found()
             raise _not_found()
+        if scope.spec.warning:
+            request[WARNINGS].append(f'299 - "{scope.spec.warning}"')
         spec = scope.spec
         if len(info.parts) > 3 or (not spec.namespaced and info.namespace and spec.resource != "namespaces"):
             raise _not_found()
@@ -71,7 +84,7 @@ class ResourceRoutes:
             if sub is None:
                 raise _not_found()
             if info.verb not in sub.verbs:
-                raise errors.method_not_supported(spec.group_resource, info.verb)
+                raise errors.method_not_allowed()
             handler = scope.subresource_handlers.get(info.subresource)
             if handler is not None:
                 return await handler(request, scope, info)
@@ -79,10 +92,13 @@ class ResourceRoutes:
                 return await get.get(request, scope, info)
             return await _VERB_HANDLERS[info.verb](request, scope, info)
         verb = info.verb
+        # kube installs POST on collections only and PUT/PATCH on items only: go-restful answers the rest
+        if (verb == "create" and info.name) or (verb in ("update", "patch") and not info.name):
+            raise errors.method_not_allowed()
         if scope.create_handler is not None and verb == "create":
             return await scope.create_handler(request, scope, info)
         if verb not in spec.verbs:
-            if verb in _VERB_HANDLERS:
+            if verb == "watch" and "list" in spec.verbs:  # the list route exists; its handler refuses to watch
                 raise errors.method_not_supported(spec.group_resource, verb)
             raise errors.method_not_allowed()
         return await _VERB_HANDLERS[verb](request, scope, info)

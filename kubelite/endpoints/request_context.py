@@ -9,6 +9,8 @@ from kubelite.endpoints.request_info import RequestInfo
 
 _INFO = web.RequestKey("kubelite.request_info", RequestInfo)
 _USER = web.RequestKey("kubelite.user", UserInfo)
+#: `Warning` header values collected while serving; written with the response (kube's warning recorder)
+WARNINGS = web.RequestKey("kubelite.warnings", list)
 
 
 def with_request_info(request: web.Request, info: RequestInfo) -> None:

@@ -51,12 +51,18 @@ class ServiceAccountStrategy(PlainStrategy):
     return_deleted_object = True
 
 
+class PriorityClassStrategy(PlainStrategy):
+    def default(self, obj: dict) -> None:  # type: ignore[type-arg]
+        obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
+
+
 class StorageClassStrategy(PlainStrategy):
     return_deleted_object = True
 
 
 class DeletedObjectStrategy(PlainStrategy):
-    """Kinds whose DELETE answers with the object (kube's ReturnDeletedObject: PVs, PVCs, quotas, templates)."""
+    """Kinds whose DELETE answers with the object (kube's ReturnDeletedObject): PVs, PVCs,
+    quotas, pod templates."""
 
     return_deleted_object = True
 
@@ -67,7 +73,8 @@ class EndpointSliceStrategy(Strategy):
     tracks_generation = True
 
     def spec_changed(self, new: dict, old: dict) -> bool:  # type: ignore[type-arg]
-        labels_changed = (new.get("metadata") or {}).get("labels") != (old.get("metadata") or {}).get("labels")
+        new_meta, old_meta = new.get("metadata") or {}, old.get("metadata") or {}
+        labels_changed = new_meta.get("labels") != old_meta.get("labels")
         return labels_changed or super().spec_changed(new, old)
 
 
@@ -98,6 +105,7 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("networking.k8s.io", "networkpolicies"): SpecStrategy,
     ("networking.k8s.io", "ingressclasses"): SpecStrategy,
     ("storage.k8s.io", "storageclasses"): StorageClassStrategy,
+    ("scheduling.k8s.io", "priorityclasses"): PriorityClassStrategy,
 }
 
 #: resources whose objects live under another resource's keys

@@ -19,7 +19,16 @@ BUILTIN_RESOURCES: tuple[ResourceSpec, ...] = (
     # core/v1
     ResourceSpec("", "v1", "bindings", "Binding", "binding", True, verbs=("create",)),
     ResourceSpec("", "v1", "configmaps", "ConfigMap", "configmap", True, short_names=("cm",)),
-    ResourceSpec("", "v1", "endpoints", "Endpoints", "endpoints", True, short_names=("ep",)),
+    ResourceSpec(
+        "",
+        "v1",
+        "endpoints",
+        "Endpoints",
+        "endpoints",
+        True,
+        short_names=("ep",),
+        warning="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+    ),
     ResourceSpec("", "v1", "events", "Event", "event", True, short_names=("ev",)),
     ResourceSpec("", "v1", "limitranges", "LimitRange", "limitrange", True, short_names=("limits",)),
     ResourceSpec(

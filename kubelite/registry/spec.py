@@ -37,6 +37,8 @@ class ResourceSpec:
     subresources: tuple[SubresourceSpec, ...] = ()
     #: which name syntax objects of this kind must have (kube's per-kind ValidateName func)
     name_rule: NameRule = "subdomain"
+    #: a Warning kube sends with every request to this resource (e.g. for v1 Endpoints since 1.33)
+    warning: str = ""
 
     @property
     def api_version(self) -> str:

@@ -14,7 +14,12 @@ from typing import Any
 from kubelite.apimachinery import errors
 from kubelite.apimachinery.errors import Cause, StatusError
 from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, now, rfc3339
-from kubelite.apimachinery.validation import FieldError, validate_object_meta, validate_object_meta_update
+from kubelite.apimachinery.validation import (
+    FieldError,
+    go_quote,
+    validate_object_meta,
+    validate_object_meta_update,
+)
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.strategy import Strategy
@@ -63,13 +68,16 @@ class Store:
         except storage_errors.TooOldResourceVersion as exc:
             if params.continue_token:
                 raise _expired_continue() from exc
+            if not params.limit:  # kube: the storage's answer for an unpaginated list at a compacted revision
+                raise errors.resource_expired("The resourceVersion for the provided list is too old.") from exc
             raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
         except storage_errors.FutureResourceVersion as exc:
             raise _too_large_resource_version(exc) from exc
         meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
         if result.next_key is not None:
             meta["continue"] = continue_token.encode(result.revision, result.next_key[len(prefix) :])
-            if result.remaining is not None:
+            if result.remaining is not None and opts.predicate is None:
+                # as kube: a count that includes objects the selector drops would mislead, so none is given
                 meta["remainingItemCount"] = result.remaining
         return {
             "kind": self.spec.list_kind,
@@ -88,7 +96,7 @@ class Store:
             try:
                 revision, start = continue_token.decode(params.continue_token)
             except continue_token.InvalidContinueToken as exc:
-                raise errors.bad_request(str(exc)) from exc
+                raise errors.bad_request(f"invalid continue token: {exc}") from exc
             return ListOptions(
                 resource_version=revision or None,
                 match=ResourceVersionMatch.EXACT if revision else None,
@@ -120,21 +128,7 @@ class Store:
 
     async def watch(self, namespace: str, params: ListParams) -> CacheWatcher:
         rv = _parse_resource_version(params.resource_version)
-        if params.send_initial_events is not None:
-            if params.resource_version_match != "NotOlderThan":
-                raise errors.invalid(
-                    "meta.k8s.io",
-                    "ListOptions",
-                    "",
-                    [
-                        Cause(
-                            "FieldValueInvalid",
-                            "sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to "
-                            "NotOlderThan",
-                            "resourceVersionMatch",
-                        )
-                    ],
-                )
+        _validate_watch_options(params)
         request = WatchRequest(
             prefix=self.list_prefix(namespace),
             resource_version=rv,
@@ -292,8 +286,9 @@ class Store:
                     [
                         FieldError.forbidden(
                             "metadata.finalizers",
-                            f"no new finalizers can be added if the object is being deleted, found new finalizers "
-                            f"{sorted(added)!r}".replace("'", '"'),
+                            # Go's %#v of the []string, as kube's ValidateNoNewFinalizers prints it
+                            "no new finalizers can be added if the object is being deleted, found new finalizers "
+                            + "[]string{" + ", ".join(go_quote(f) for f in sorted(added)) + "}",
                         )
                     ],
                 )
@@ -383,19 +378,21 @@ class Store:
 
     def _check_preconditions(self, current: Obj, params: DeleteParams) -> None:
         meta = current["metadata"]
+        # kube's rest.BeforeDelete names the kind, not the resource, in these conflicts (ConfigMap "x")
+        by_kind = errors.GroupResource(self.spec.group, self.spec.kind)
         if params.precondition_uid and params.precondition_uid != meta.get("uid"):
             raise errors.conflict(
-                self.spec.group_resource,
+                by_kind,
                 meta["name"],
-                f"Precondition failed: UID in precondition: {params.precondition_uid}, "
-                f"UID in object meta: {meta.get('uid')}",
+                f"the UID in the precondition ({params.precondition_uid}) does not match the UID in record "
+                f"({meta.get('uid')}). The object might have been deleted and then recreated",
             )
         if params.precondition_resource_version and params.precondition_resource_version != meta.get("resourceVersion"):
             raise errors.conflict(
-                self.spec.group_resource,
+                by_kind,
                 meta["name"],
-                f"Precondition failed: ResourceVersion in precondition: {params.precondition_resource_version}, "
-                f"ResourceVersion in object meta: {meta.get('resourceVersion')}",
+                f"the ResourceVersion in the precondition ({params.precondition_resource_version}) does not match "
+                f"the ResourceVersion in record ({meta.get('resourceVersion')}). The object might have been modified",
             )
 
     def _check_type_and_namespace(self, obj: Obj, namespace: str) -> None:
@@ -416,7 +413,11 @@ class Store:
         if meta is None:
             meta = obj["metadata"] = {}
         elif not isinstance(meta, dict):
-            raise errors.bad_request("metadata must be an object")
+            kind, version = self.spec.kind, self.spec.version
+            raise errors.bad_request(
+                f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot unmarshal '
+                f"{_go_json_type(meta)} into Go struct field {kind}.metadata of type v1.ObjectMeta"
+            )
         if self.spec.namespaced:
             body_ns = meta.get("namespace")
             if body_ns and namespace and body_ns != namespace:
@@ -451,16 +452,46 @@ class _DryRun(Exception):
         self.obj = obj
 
 
+def _go_json_type(value: Any) -> str:
+    """How Go's encoding/json names a JSON value's type in its unmarshal errors."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return "array" if isinstance(value, list) else "string"
+
+
 def _parse_resource_version(value: str | None) -> int | None:
     if value is None or value == "":
         return None
-    try:
-        rv = int(value)
-    except ValueError as exc:
-        raise errors.bad_request(f'invalid resource version "{value}"') from exc
-    if rv < 0:
-        raise errors.bad_request(f'invalid resource version "{value}"')
-    return rv
+    if not (value.isascii() and value.isdigit()):
+        # kube's text (its storage versioner's field error); kube itself answers 500 here, kubelite 400
+        raise errors.bad_request(
+            f'resourceVersion: Invalid value: "{value}": strconv.ParseUint: parsing "{value}": invalid syntax'
+        )
+    return int(value)
+
+
+def _validate_watch_options(params: ListParams) -> None:
+    """kube's validateWatchOptions: resourceVersionMatch on a watch only goes with sendInitialEvents."""
+    match, initial = params.resource_version_match, params.send_initial_events
+    field = "resourceVersionMatch"
+    causes: list[Cause] = []
+    if initial is not None and match != "NotOlderThan":
+        why = "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
+        causes.append(Cause("FieldValueForbidden", why, field))
+    if match:
+        if initial is None:
+            why = "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"
+            causes.append(Cause("FieldValueForbidden", why, field))
+        if match != "NotOlderThan":
+            why = f'Unsupported value: "{match}": supported values: "NotOlderThan"'
+            causes.append(Cause("FieldValueNotSupported", why, field))
+        if params.continue_token:
+            why = "Forbidden: resourceVersionMatch is forbidden when continue is provided"
+            causes.append(Cause("FieldValueForbidden", why, field))
+    if causes:
+        raise errors.invalid("meta.k8s.io", "ListOptions", "", causes)
 
 
 def _parse_match(match: str | None, rv: str | None) -> ResourceVersionMatch | None:

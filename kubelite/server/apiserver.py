@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from kubelite.admission import AdmissionChain
+from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
 from kubelite.auth.authz.always_allow import AlwaysAllow
@@ -58,6 +60,7 @@ class APIServer:
         self.running = RunningServer()
         self._tasks: set[asyncio.Task[None]] = set()
         self._ready = False
+        self._advertised = ""
         self.authorizer = AlwaysAllow()
 
     async def start(self) -> RunningServer:
@@ -80,24 +83,27 @@ class APIServer:
         secure_port = secure_sock.getsockname()[1] if secure_sock else 0
         advertise = cfg.bind_address if cfg.bind_address not in ("0.0.0.0", "::") else "127.0.0.1"
 
+        pki: PKI = ensure_pki(
+            cfg.cert_dir,
+            hosts=["localhost", cfg.bind_address],
+            ips=[first_service_ip(cfg.service_cluster_ip_range)],
+        )
         await bootstrap(registry, service_ip=ips.first, advertise_address=advertise, secure_port=secure_port or 6443)
         for loop in (
             run_namespace_controller(registry),
-            run_serviceaccounts_controller(registry),
+            run_serviceaccounts_controller(registry, pki.ca_cert.read_text()),
             run_pod_termination_controller(registry),
         ):
             task = asyncio.create_task(loop)
             self._tasks.add(task)
         self._tasks.add(asyncio.create_task(self._bookmark_loop()))
 
+        self._advertised = f"{advertise}:{secure_port or 6443}"  # what /api tells clients to dial
         director = self._director(registry)
         if insecure_sock is not None:
             app = self._app(director, secure=False)
             self.running.insecure_port = await self._serve(app, insecure_sock, None)
         if secure_sock is not None:
-            cert_dir = cfg.cert_dir
-            hosts = ["localhost", cfg.bind_address]
-            pki: PKI = ensure_pki(cert_dir, hosts=hosts, ips=[first_service_ip(cfg.service_cluster_ip_range)])
             app = self._app(director, secure=True)
             self.running.secure_port = await self._serve(app, secure_sock, pki)
             host = "127.0.0.1" if cfg.bind_address in ("0.0.0.0", "::", "127.0.0.1") else cfg.bind_address
@@ -127,8 +133,22 @@ class APIServer:
                     return None
                 raise
 
+        accounts = registry.store("", "serviceaccounts")
+
+        async def get_service_account(namespace: str, name: str) -> Obj | None:
+            try:
+                return await accounts.get(namespace, name)
+            except StatusError as exc:
+                if exc.code == 404:
+                    return None
+                raise
+
         lifecycle = NamespaceLifecycle(get_namespace)
-        admission = AdmissionChain(mutating=[], validating=[lifecycle])
+        # kube's default plugin order, for the plugins kubelite has
+        admission = AdmissionChain(
+            mutating=[ServiceAccountAdmission(get_service_account), DefaultTolerationSeconds()],
+            validating=[lifecycle],
+        )
         routes = ResourceRoutes()
         min_timeout = self.config.min_request_timeout
         review = make_review_handler(self.authorizer)
@@ -153,7 +173,7 @@ class APIServer:
                     watch_timeout=lambda: min_timeout * (1 + random.random()),
                 )
             )
-        address = f"{self.config.bind_address}:{self.config.secure_port}"
+        address = self._advertised
         discovery = DiscoveryHandlers(Discovery(BUILTIN_RESOURCES, GROUP_ORDER, address))
         self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)
         openapi = OpenAPIHandlers(self.openapi)

@@ -57,5 +57,9 @@ class HealthChecks:
         if "verbose" in request.query or not healthy:
             verdict = f"{kind} check passed" if healthy else f"{kind} check failed"
             body = "\n".join(lines) + "\n" + verdict + "\n"
-            return web.Response(status=200 if healthy else 500, text=body)
-        return web.Response(text="ok")
+            return web.Response(status=200 if healthy else 500, text=body, headers=_NOSNIFF)
+        return web.Response(text="ok", headers=_NOSNIFF)
+
+
+#: kube's health handlers forbid content sniffing of their plain-text answers
+_NOSNIFF = {"X-Content-Type-Options": "nosniff"}

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from aiohttp import web
 
 from kubelite.apimachinery import errors, serializers
 from kubelite.endpoints.discovery import AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery
 from kubelite.endpoints.handlers.negotiation import write_json
-from kubelite.endpoints.installer import _not_found
+from kubelite.endpoints.installer import _not_found, page_not_found
 from kubelite.endpoints.openapi import OpenAPIBuilder, swagger_ui
 
 
@@ -25,36 +27,42 @@ class DiscoveryHandlers:
     def __init__(self, discovery: Discovery) -> None:
         self.discovery = discovery
 
-    def _aggregated(self, legacy: bool, content_type: str) -> web.Response:
+    def _aggregated(self, request: web.Request, legacy: bool, content_type: str) -> web.Response:
         body = self.discovery.aggregated(legacy)
         if content_type == AGGREGATED_V2BETA1:
             body["apiVersion"] = "apidiscovery.k8s.io/v2beta1"
-        response = web.Response(body=serializers.dumps_json(body))
+        data = serializers.dumps_json(body)
+        # as kube's aggregated discovery handler: an ETag of the document, and 304 when the client has it
+        headers = {"Vary": "Accept", "ETag": f'"{hashlib.sha512(data).hexdigest().upper()}"'}
+        if request.headers.get("If-None-Match") == headers["ETag"]:
+            return web.Response(status=304, headers=headers)
+        response = web.Response(body=data, headers=headers)
         response.headers["Content-Type"] = content_type
-        response.headers["Vary"] = "Accept"
         return response
 
     async def api(self, request: web.Request) -> web.Response:
         aggregated = _wants_aggregated(request.headers.get("Accept"))
         if aggregated:
-            return self._aggregated(True, aggregated)
+            return self._aggregated(request, True, aggregated)
         return write_json(self.discovery.api_versions(), headers={"Vary": "Accept"})
 
     async def apis(self, request: web.Request) -> web.Response:
         aggregated = _wants_aggregated(request.headers.get("Accept"))
         if aggregated:
-            return self._aggregated(False, aggregated)
+            return self._aggregated(request, False, aggregated)
         return write_json(self.discovery.api_group_list(), headers={"Vary": "Accept"})
 
     async def group(self, request: web.Request, group: str) -> web.Response:
         doc = self.discovery.api_group(group)
         if doc is None:
-            raise _not_found()
+            return page_not_found()
         return write_json(doc)
 
     async def group_version(self, request: web.Request, group: str, version: str) -> web.Response:
         doc = self.discovery.resource_list(group, version)
         if doc is None:
+            if group and group not in self.discovery.group_names:
+                return page_not_found()  # nothing claims the group: kube's plain not-found handler answers
             raise _not_found()
         return write_json(doc)
 

@@ -11,7 +11,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -91,7 +91,9 @@ def _pod_template(app: str) -> Body:
 
 
 def _workload(name: str, _ns: str) -> Body:
-    return {"spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}, "template": _pod_template(name)}}
+    return {
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}, "template": _pod_template(name)}
+    }
 
 
 def _set_image(path: tuple[str, ...]) -> Callable[[Body], None]:
@@ -133,7 +135,8 @@ class Kind:
     #: DELETE answers with the object (kube's ReturnDeletedObject; the OpenAPI, so the client's return type,
     #: names the kind then) rather than a Status
     delete_returns_object: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: kube counts label changes as a new generation (endpoint slices)
+    labels_bump_generation: bool = False
 
     @property
     def group(self) -> str | None:
@@ -149,131 +152,503 @@ class Kind:
 
 
 KINDS: list[Kind] = [
-    Kind("configmaps", "CoreV1Api", "config_map", "V1ConfigMap", "ConfigMap", "configmaps", True,
-         lambda n, ns: {"data": {"k": "v"}}, _set("data.k", "v2"), False),
-    Kind("endpoints", "CoreV1Api", "endpoints", "V1Endpoints", "Endpoints", "endpoints", True,
-         lambda n, ns: {"subsets": [{"addresses": [{"ip": "10.0.0.1"}], "ports": [{"port": 80}]}]},
-         lambda o: o["subsets"][0]["addresses"][0].update(ip="10.0.0.2"), False),
-    Kind("events", "CoreV1Api", "event", "CoreV1Event", "Event", "events", True,
-         lambda n, ns: {"involvedObject": {"kind": "Pod", "name": "p", "namespace": ns, "apiVersion": "v1"},
-                        "reason": "Tested", "message": "first", "type": "Normal", "source": {"component": "e2e"},
-                        "firstTimestamp": "2024-01-01T00:00:00Z", "lastTimestamp": "2024-01-01T00:00:00Z",
-                        "count": 1},
-         _set("message", "second"), False),
-    Kind("limitranges", "CoreV1Api", "limit_range", "V1LimitRange", "LimitRange", "limitranges", True,
-         lambda n, ns: {"spec": {"limits": [{"type": "Container", "max": {"cpu": "2"}}]}},
-         lambda o: o["spec"]["limits"][0]["max"].update(cpu="3"), False),
-    Kind("namespaces", "CoreV1Api", "namespace", "V1Namespace", "Namespace", "namespaces", False,
-         lambda n, ns: {}, _set("metadata.annotations", {"replaced": "yes"}), False, delete_returns_object=True),
-    Kind("nodes", "CoreV1Api", "node", "V1Node", "Node", "nodes", False,
-         lambda n, ns: {"spec": {}}, _set("spec.unschedulable", True), False),
-    Kind("persistentvolumeclaims", "CoreV1Api", "persistent_volume_claim", "V1PersistentVolumeClaim",
-         "PersistentVolumeClaim", "persistentvolumeclaims", True,
-         lambda n, ns: {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
-         _set("metadata.annotations", {"replaced": "yes"}), False,
-         delete_returns_object=True),
-    Kind("persistentvolumes", "CoreV1Api", "persistent_volume", "V1PersistentVolume", "PersistentVolume",
-         "persistentvolumes", False,
-         lambda n, ns: {"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
-                                 "hostPath": {"path": f"/tmp/{n}"}}},
-         lambda o: o["spec"]["capacity"].update(storage="2Gi"), False,
-         delete_returns_object=True),
-    Kind("pods", "CoreV1Api", "pod", "V1Pod", "Pod", "pods", True,
-         lambda n, ns: {"spec": {"containers": [_container()]}}, _set_image(("spec",)), True,
-         delete_returns_object=True),
-    Kind("podtemplates", "CoreV1Api", "pod_template", "V1PodTemplate", "PodTemplate", "podtemplates", True,
-         lambda n, ns: {"template": _pod_template(n)}, _set_image(("template", "spec")), False,
-         delete_returns_object=True),
-    Kind("replicationcontrollers", "CoreV1Api", "replication_controller", "V1ReplicationController",
-         "ReplicationController", "replicationcontrollers", True,
-         lambda n, ns: {"spec": {"replicas": 1, "selector": {"app": n}, "template": _pod_template(n)}},
-         _set("spec.replicas", 2), True),
-    Kind("resourcequotas", "CoreV1Api", "resource_quota", "V1ResourceQuota", "ResourceQuota", "resourcequotas",
-         True, lambda n, ns: {"spec": {"hard": {"pods": "10"}}}, _set("spec.hard", {"pods": "20"}), False,
-         delete_returns_object=True),
-    Kind("secrets", "CoreV1Api", "secret", "V1Secret", "Secret", "secrets", True,
-         lambda n, ns: {"data": {"k": "dg=="}}, _set("data.k", "djI="), False),
-    Kind("serviceaccounts", "CoreV1Api", "service_account", "V1ServiceAccount", "ServiceAccount",
-         "serviceaccounts", True, lambda n, ns: {}, _set("automountServiceAccountToken", False), False,
-         delete_returns_object=True),
-    Kind("services", "CoreV1Api", "service", "V1Service", "Service", "services", True,
-         lambda n, ns: {"spec": {"ports": [{"port": 80}]}},
-         lambda o: o["spec"]["ports"][0].update(port=81), False, delete_returns_object=True),
-    Kind("controllerrevisions", "AppsV1Api", "controller_revision", "V1ControllerRevision", "ControllerRevision",
-         "controllerrevisions.apps", True, lambda n, ns: {"data": {"spec": {"x": 1}}, "revision": 1},
-         _set("revision", 2), False),
-    Kind("daemonsets", "AppsV1Api", "daemon_set", "V1DaemonSet", "DaemonSet", "daemonsets.apps", True,
-         lambda n, ns: {"spec": {"selector": {"matchLabels": {"app": n}}, "template": _pod_template(n)}},
-         _set_image(("spec", "template", "spec")), True),
-    Kind("deployments", "AppsV1Api", "deployment", "V1Deployment", "Deployment", "deployments.apps", True,
-         _workload, _set("spec.replicas", 2), True),
-    Kind("replicasets", "AppsV1Api", "replica_set", "V1ReplicaSet", "ReplicaSet", "replicasets.apps", True,
-         _workload, _set("spec.replicas", 2), True),
-    Kind("statefulsets", "AppsV1Api", "stateful_set", "V1StatefulSet", "StatefulSet", "statefulsets.apps", True,
-         _workload, _set("spec.replicas", 2), True),
-    Kind("horizontalpodautoscalers", "AutoscalingV2Api", "horizontal_pod_autoscaler", "V2HorizontalPodAutoscaler",
-         "HorizontalPodAutoscaler", "horizontalpodautoscalers.autoscaling", True,
-         lambda n, ns: {"spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
-                                 "minReplicas": 1, "maxReplicas": 3}},
-         _set("spec.maxReplicas", 5), True),
-    Kind("cronjobs", "BatchV1Api", "cron_job", "V1CronJob", "CronJob", "cronjobs.batch", True,
-         lambda n, ns: {"spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {
-             "spec": {"containers": [_container()], "restartPolicy": "OnFailure"}}}}}},
-         _set("spec.schedule", "*/10 * * * *"), True),
-    Kind("jobs", "BatchV1Api", "job", "V1Job", "Job", "jobs.batch", True,
-         lambda n, ns: {"spec": {"template": {"spec": {"containers": [_container()], "restartPolicy": "Never"}}}},
-         _set("spec.activeDeadlineSeconds", 600), True),
-    Kind("leases", "CoordinationV1Api", "lease", "V1Lease", "Lease", "leases.coordination.k8s.io", True,
-         lambda n, ns: {"spec": {"holderIdentity": "a", "leaseDurationSeconds": 10}},
-         _set("spec.holderIdentity", "b"), False),
-    Kind("endpointslices", "DiscoveryV1Api", "endpoint_slice", "V1EndpointSlice", "EndpointSlice",
-         "endpointslices.discovery.k8s.io", True,
-         lambda n, ns: {"addressType": "IPv4", "endpoints": [{"addresses": ["10.0.0.1"]}],
-                        "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]},
-         lambda o: o["endpoints"][0].update(addresses=["10.0.0.2"]), True),
-    Kind("events.k8s.io", "EventsV1Api", "event", "EventsV1Event", "Event", "events.events.k8s.io", True,
-         lambda n, ns: {"eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/e2e",
-                        "reportingInstance": "e2e-1", "action": "Testing", "reason": "Tested", "type": "Normal",
-                        "note": "first", "regarding": {"kind": "Pod", "name": "p", "namespace": ns}},
-         _set("note", "second"), False),
-    Kind("ingressclasses", "NetworkingV1Api", "ingress_class", "V1IngressClass", "IngressClass",
-         "ingressclasses.networking.k8s.io", False, lambda n, ns: {"spec": {"controller": "example.com/ingress"}},
-         _set("spec.parameters", {"apiGroup": "example.com", "kind": "Params", "name": "p", "scope": "Cluster"}),
-         True),
-    Kind("ingresses", "NetworkingV1Api", "ingress", "V1Ingress", "Ingress", "ingresses.networking.k8s.io", True,
-         lambda n, ns: {"spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}}}},
-         lambda o: o["spec"]["defaultBackend"]["service"]["port"].update(number=81), True),
-    Kind("networkpolicies", "NetworkingV1Api", "network_policy", "V1NetworkPolicy", "NetworkPolicy",
-         "networkpolicies.networking.k8s.io", True,
-         lambda n, ns: {"spec": {"podSelector": {}, "policyTypes": ["Ingress"]}},
-         _set("spec.podSelector", {"matchLabels": {"app": "x"}}), True),
-    Kind("poddisruptionbudgets", "PolicyV1Api", "pod_disruption_budget", "V1PodDisruptionBudget",
-         "PodDisruptionBudget", "poddisruptionbudgets.policy", True,
-         lambda n, ns: {"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": n}}}},
-         _set("spec.minAvailable", 2), True),
-    Kind("clusterrolebindings", "RbacAuthorizationV1Api", "cluster_role_binding", "V1ClusterRoleBinding",
-         "ClusterRoleBinding", "clusterrolebindings.rbac.authorization.k8s.io", False,
-         lambda n, ns: {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
-                        "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}]},
-         lambda o: o["subjects"][0].update(name="bob"), False),
-    Kind("clusterroles", "RbacAuthorizationV1Api", "cluster_role", "V1ClusterRole", "ClusterRole",
-         "clusterroles.rbac.authorization.k8s.io", False,
-         lambda n, ns: {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
-         lambda o: o["rules"][0].update(verbs=["get", "list"]), False),
-    Kind("rolebindings", "RbacAuthorizationV1Api", "role_binding", "V1RoleBinding", "RoleBinding",
-         "rolebindings.rbac.authorization.k8s.io", True,
-         lambda n, ns: {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
-                        "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": ns}]},
-         lambda o: o["subjects"][0].update(name="other"), False),
-    Kind("roles", "RbacAuthorizationV1Api", "role", "V1Role", "Role", "roles.rbac.authorization.k8s.io", True,
-         lambda n, ns: {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
-         lambda o: o["rules"][0].update(verbs=["get", "list"]), False),
-    Kind("priorityclasses", "SchedulingV1Api", "priority_class", "V1PriorityClass", "PriorityClass",
-         "priorityclasses.scheduling.k8s.io", False, lambda n, ns: {"value": 1000, "description": "first"},
-         _set("description", "second"), False),
-    Kind("storageclasses", "StorageV1Api", "storage_class", "V1StorageClass", "StorageClass",
-         "storageclasses.storage.k8s.io", False, lambda n, ns: {"provisioner": "example.com/p"},
-         _set("allowVolumeExpansion", True), False, delete_returns_object=True),
+    Kind(
+        id="configmaps",
+        api="CoreV1Api",
+        suffix="config_map",
+        model="V1ConfigMap",
+        kind="ConfigMap",
+        qualified="configmaps",
+        namespaced=True,
+        body=lambda n, ns: {"data": {"k": "v"}},
+        change=_set("data.k", "v2"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="endpoints",
+        api="CoreV1Api",
+        suffix="endpoints",
+        model="V1Endpoints",
+        kind="Endpoints",
+        qualified="endpoints",
+        namespaced=True,
+        body=lambda n, ns: {"subsets": [{"addresses": [{"ip": "10.0.0.1"}], "ports": [{"port": 80}]}]},
+        change=lambda o: o["subsets"][0]["addresses"][0].update(ip="10.0.0.2"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="events",
+        api="CoreV1Api",
+        suffix="event",
+        model="CoreV1Event",
+        kind="Event",
+        qualified="events",
+        namespaced=True,
+        body=lambda n, ns: {
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": ns, "apiVersion": "v1"},
+            "reason": "Tested",
+            "message": "first",
+            "type": "Normal",
+            "source": {"component": "e2e"},
+            "firstTimestamp": "2024-01-01T00:00:00Z",
+            "lastTimestamp": "2024-01-01T00:00:00Z",
+            "count": 1,
+        },
+        change=_set("message", "second"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="limitranges",
+        api="CoreV1Api",
+        suffix="limit_range",
+        model="V1LimitRange",
+        kind="LimitRange",
+        qualified="limitranges",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"limits": [{"type": "Container", "max": {"cpu": "2"}}]}},
+        change=lambda o: o["spec"]["limits"][0]["max"].update(cpu="3"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="namespaces",
+        api="CoreV1Api",
+        suffix="namespace",
+        model="V1Namespace",
+        kind="Namespace",
+        qualified="namespaces",
+        namespaced=False,
+        body=lambda n, ns: {},
+        change=_set("metadata.annotations", {"replaced": "yes"}),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="nodes",
+        api="CoreV1Api",
+        suffix="node",
+        model="V1Node",
+        kind="Node",
+        qualified="nodes",
+        namespaced=False,
+        body=lambda n, ns: {"spec": {}},
+        change=_set("spec.unschedulable", True),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="persistentvolumeclaims",
+        api="CoreV1Api",
+        suffix="persistent_volume_claim",
+        model="V1PersistentVolumeClaim",
+        kind="PersistentVolumeClaim",
+        qualified="persistentvolumeclaims",
+        namespaced=True,
+        body=lambda n, ns: {
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+        },
+        change=_set("metadata.annotations", {"replaced": "yes"}),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="persistentvolumes",
+        api="CoreV1Api",
+        suffix="persistent_volume",
+        model="V1PersistentVolume",
+        kind="PersistentVolume",
+        qualified="persistentvolumes",
+        namespaced=False,
+        body=lambda n, ns: {
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "hostPath": {"path": f"/tmp/{n}"},
+            }
+        },
+        change=lambda o: o["spec"]["capacity"].update(storage="2Gi"),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="pods",
+        api="CoreV1Api",
+        suffix="pod",
+        model="V1Pod",
+        kind="Pod",
+        qualified="pods",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"containers": [_container()]}},
+        change=_set_image(("spec",)),
+        tracks_generation=True,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="podtemplates",
+        api="CoreV1Api",
+        suffix="pod_template",
+        model="V1PodTemplate",
+        kind="PodTemplate",
+        qualified="podtemplates",
+        namespaced=True,
+        body=lambda n, ns: {"template": _pod_template(n)},
+        change=_set_image(("template", "spec")),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="replicationcontrollers",
+        api="CoreV1Api",
+        suffix="replication_controller",
+        model="V1ReplicationController",
+        kind="ReplicationController",
+        qualified="replicationcontrollers",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"replicas": 1, "selector": {"app": n}, "template": _pod_template(n)}},
+        change=_set("spec.replicas", 2),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="resourcequotas",
+        api="CoreV1Api",
+        suffix="resource_quota",
+        model="V1ResourceQuota",
+        kind="ResourceQuota",
+        qualified="resourcequotas",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"hard": {"pods": "10"}}},
+        change=_set("spec.hard", {"pods": "20"}),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="secrets",
+        api="CoreV1Api",
+        suffix="secret",
+        model="V1Secret",
+        kind="Secret",
+        qualified="secrets",
+        namespaced=True,
+        body=lambda n, ns: {"data": {"k": "dg=="}},
+        change=_set("data.k", "djI="),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="serviceaccounts",
+        api="CoreV1Api",
+        suffix="service_account",
+        model="V1ServiceAccount",
+        kind="ServiceAccount",
+        qualified="serviceaccounts",
+        namespaced=True,
+        body=lambda n, ns: {},
+        change=_set("automountServiceAccountToken", False),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="services",
+        api="CoreV1Api",
+        suffix="service",
+        model="V1Service",
+        kind="Service",
+        qualified="services",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"ports": [{"port": 80}]}},
+        change=lambda o: o["spec"]["ports"][0].update(port=81),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
+    Kind(
+        id="controllerrevisions",
+        api="AppsV1Api",
+        suffix="controller_revision",
+        model="V1ControllerRevision",
+        kind="ControllerRevision",
+        qualified="controllerrevisions.apps",
+        namespaced=True,
+        body=lambda n, ns: {"data": {"spec": {"x": 1}}, "revision": 1},
+        change=_set("revision", 2),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="daemonsets",
+        api="AppsV1Api",
+        suffix="daemon_set",
+        model="V1DaemonSet",
+        kind="DaemonSet",
+        qualified="daemonsets.apps",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"selector": {"matchLabels": {"app": n}}, "template": _pod_template(n)}},
+        change=_set_image(("spec", "template", "spec")),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="deployments",
+        api="AppsV1Api",
+        suffix="deployment",
+        model="V1Deployment",
+        kind="Deployment",
+        qualified="deployments.apps",
+        namespaced=True,
+        body=_workload,
+        change=_set("spec.replicas", 2),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="replicasets",
+        api="AppsV1Api",
+        suffix="replica_set",
+        model="V1ReplicaSet",
+        kind="ReplicaSet",
+        qualified="replicasets.apps",
+        namespaced=True,
+        body=_workload,
+        change=_set("spec.replicas", 2),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="statefulsets",
+        api="AppsV1Api",
+        suffix="stateful_set",
+        model="V1StatefulSet",
+        kind="StatefulSet",
+        qualified="statefulsets.apps",
+        namespaced=True,
+        body=_workload,
+        change=_set("spec.replicas", 2),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="horizontalpodautoscalers",
+        api="AutoscalingV2Api",
+        suffix="horizontal_pod_autoscaler",
+        model="V2HorizontalPodAutoscaler",
+        kind="HorizontalPodAutoscaler",
+        qualified="horizontalpodautoscalers.autoscaling",
+        namespaced=True,
+        body=lambda n, ns: {
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                "minReplicas": 1,
+                "maxReplicas": 3,
+            }
+        },
+        change=_set("spec.maxReplicas", 5),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="cronjobs",
+        api="BatchV1Api",
+        suffix="cron_job",
+        model="V1CronJob",
+        kind="CronJob",
+        qualified="cronjobs.batch",
+        namespaced=True,
+        body=lambda n, ns: {
+            "spec": {
+                "schedule": "*/5 * * * *",
+                "jobTemplate": {
+                    "spec": {
+                        "template": {"spec": {"containers": [_container()], "restartPolicy": "OnFailure"}}
+                    }
+                },
+            }
+        },
+        change=_set("spec.schedule", "*/10 * * * *"),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="jobs",
+        api="BatchV1Api",
+        suffix="job",
+        model="V1Job",
+        kind="Job",
+        qualified="jobs.batch",
+        namespaced=True,
+        body=lambda n, ns: {
+            "spec": {"template": {"spec": {"containers": [_container()], "restartPolicy": "Never"}}}
+        },
+        change=_set("spec.activeDeadlineSeconds", 600),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="leases",
+        api="CoordinationV1Api",
+        suffix="lease",
+        model="V1Lease",
+        kind="Lease",
+        qualified="leases.coordination.k8s.io",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"holderIdentity": "a", "leaseDurationSeconds": 10}},
+        change=_set("spec.holderIdentity", "b"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="endpointslices",
+        api="DiscoveryV1Api",
+        suffix="endpoint_slice",
+        model="V1EndpointSlice",
+        kind="EndpointSlice",
+        qualified="endpointslices.discovery.k8s.io",
+        namespaced=True,
+        body=lambda n, ns: {
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.0.0.1"]}],
+            "ports": [{"name": "http", "port": 80, "protocol": "TCP"}],
+        },
+        change=lambda o: o["endpoints"][0].update(addresses=["10.0.0.2"]),
+        tracks_generation=True,
+        labels_bump_generation=True,
+    ),
+    Kind(
+        id="events.k8s.io",
+        api="EventsV1Api",
+        suffix="event",
+        model="EventsV1Event",
+        kind="Event",
+        qualified="events.events.k8s.io",
+        namespaced=True,
+        body=lambda n, ns: {
+            "eventTime": "2024-01-01T00:00:00.000000Z",
+            "reportingController": "example.com/e2e",
+            "reportingInstance": "e2e-1",
+            "action": "Testing",
+            "reason": "Tested",
+            "type": "Normal",
+            "note": "first",
+            "regarding": {"kind": "Pod", "name": "p", "namespace": ns},
+        },
+        change=_set("note", "second"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="ingressclasses",
+        api="NetworkingV1Api",
+        suffix="ingress_class",
+        model="V1IngressClass",
+        kind="IngressClass",
+        qualified="ingressclasses.networking.k8s.io",
+        namespaced=False,
+        body=lambda n, ns: {"spec": {"controller": "example.com/ingress"}},
+        change=_set(
+            "spec.parameters", {"apiGroup": "example.com", "kind": "Params", "name": "p", "scope": "Cluster"}
+        ),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="ingresses",
+        api="NetworkingV1Api",
+        suffix="ingress",
+        model="V1Ingress",
+        kind="Ingress",
+        qualified="ingresses.networking.k8s.io",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}}}},
+        change=lambda o: o["spec"]["defaultBackend"]["service"]["port"].update(number=81),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="networkpolicies",
+        api="NetworkingV1Api",
+        suffix="network_policy",
+        model="V1NetworkPolicy",
+        kind="NetworkPolicy",
+        qualified="networkpolicies.networking.k8s.io",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"podSelector": {}, "policyTypes": ["Ingress"]}},
+        change=_set("spec.podSelector", {"matchLabels": {"app": "x"}}),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="poddisruptionbudgets",
+        api="PolicyV1Api",
+        suffix="pod_disruption_budget",
+        model="V1PodDisruptionBudget",
+        kind="PodDisruptionBudget",
+        qualified="poddisruptionbudgets.policy",
+        namespaced=True,
+        body=lambda n, ns: {"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": n}}}},
+        change=_set("spec.minAvailable", 2),
+        tracks_generation=True,
+    ),
+    Kind(
+        id="clusterrolebindings",
+        api="RbacAuthorizationV1Api",
+        suffix="cluster_role_binding",
+        model="V1ClusterRoleBinding",
+        kind="ClusterRoleBinding",
+        qualified="clusterrolebindings.rbac.authorization.k8s.io",
+        namespaced=False,
+        body=lambda n, ns: {
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}],
+        },
+        change=lambda o: o["subjects"][0].update(name="bob"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="clusterroles",
+        api="RbacAuthorizationV1Api",
+        suffix="cluster_role",
+        model="V1ClusterRole",
+        kind="ClusterRole",
+        qualified="clusterroles.rbac.authorization.k8s.io",
+        namespaced=False,
+        body=lambda n, ns: {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
+        change=lambda o: o["rules"][0].update(verbs=["get", "list"]),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="rolebindings",
+        api="RbacAuthorizationV1Api",
+        suffix="role_binding",
+        model="V1RoleBinding",
+        kind="RoleBinding",
+        qualified="rolebindings.rbac.authorization.k8s.io",
+        namespaced=True,
+        body=lambda n, ns: {
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+            "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": ns}],
+        },
+        change=lambda o: o["subjects"][0].update(name="other"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="roles",
+        api="RbacAuthorizationV1Api",
+        suffix="role",
+        model="V1Role",
+        kind="Role",
+        qualified="roles.rbac.authorization.k8s.io",
+        namespaced=True,
+        body=lambda n, ns: {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
+        change=lambda o: o["rules"][0].update(verbs=["get", "list"]),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="priorityclasses",
+        api="SchedulingV1Api",
+        suffix="priority_class",
+        model="V1PriorityClass",
+        kind="PriorityClass",
+        qualified="priorityclasses.scheduling.k8s.io",
+        namespaced=False,
+        body=lambda n, ns: {"value": 1000, "description": "first"},
+        change=_set("description", "second"),
+        tracks_generation=False,
+    ),
+    Kind(
+        id="storageclasses",
+        api="StorageV1Api",
+        suffix="storage_class",
+        model="V1StorageClass",
+        kind="StorageClass",
+        qualified="storageclasses.storage.k8s.io",
+        namespaced=False,
+        body=lambda n, ns: {"provisioner": "example.com/p"},
+        change=_set("allowVolumeExpansion", True),
+        tracks_generation=False,
+        delete_returns_object=True,
+    ),
 ]
 
 
@@ -290,10 +665,17 @@ def test_every_stored_catalog_resource_has_a_row() -> None:
 
 
 API_VERSIONS = {
-    "CoreV1Api": "v1", "AppsV1Api": "apps/v1", "AutoscalingV2Api": "autoscaling/v2", "BatchV1Api": "batch/v1",
-    "CoordinationV1Api": "coordination.k8s.io/v1", "DiscoveryV1Api": "discovery.k8s.io/v1",
-    "EventsV1Api": "events.k8s.io/v1", "NetworkingV1Api": "networking.k8s.io/v1", "PolicyV1Api": "policy/v1",
-    "RbacAuthorizationV1Api": "rbac.authorization.k8s.io/v1", "SchedulingV1Api": "scheduling.k8s.io/v1",
+    "CoreV1Api": "v1",
+    "AppsV1Api": "apps/v1",
+    "AutoscalingV2Api": "autoscaling/v2",
+    "BatchV1Api": "batch/v1",
+    "CoordinationV1Api": "coordination.k8s.io/v1",
+    "DiscoveryV1Api": "discovery.k8s.io/v1",
+    "EventsV1Api": "events.k8s.io/v1",
+    "NetworkingV1Api": "networking.k8s.io/v1",
+    "PolicyV1Api": "policy/v1",
+    "RbacAuthorizationV1Api": "rbac.authorization.k8s.io/v1",
+    "SchedulingV1Api": "scheduling.k8s.io/v1",
     "StorageV1Api": "storage.k8s.io/v1",
 }
 
@@ -307,7 +689,20 @@ def _ns_args(kind: Kind, namespace: str) -> tuple[str, ...]:
     return (namespace,) if kind.namespaced else ()
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=[k.id for k in KINDS])
+#: kube names the resource of the request in errors and delete details (Store.qualifiedResourceFromContext)
+_KNOWN_WRONG = {
+    "events.k8s.io": "events.k8s.io/v1 shares the core events store, whose 404s and delete Status name "
+    "`events` instead of `events.events.k8s.io`",
+}
+CRUD_PARAMS = [
+    pytest.param(k, id=k.id, marks=[pytest.mark.xfail(reason=_KNOWN_WRONG[k.id], strict=True)])
+    if k.id in _KNOWN_WRONG
+    else pytest.param(k, id=k.id)
+    for k in KINDS
+]
+
+
+@pytest.mark.parametrize("kind", CRUD_PARAMS)
 def test_typed_crud(api: Any, ns: str, kind: Kind) -> None:
     typed = getattr(client, kind.api)(api)
     name = unique(kind.resource[:10].rstrip("."))
@@ -315,7 +710,11 @@ def test_typed_crud(api: Any, ns: str, kind: Kind) -> None:
 
     created = kind.method(typed, "create")(*where, _new_body(kind, name, ns))
     assert type(created).__name__ == kind.model
-    assert (created.api_version, created.kind, created.metadata.name) == (API_VERSIONS[kind.api], kind.kind, name)
+    assert (created.api_version, created.kind, created.metadata.name) == (
+        API_VERSIONS[kind.api],
+        kind.kind,
+        name,
+    )
     assert created.metadata.namespace == (ns if kind.namespaced else None)
     uid, rv0 = created.metadata.uid, int(created.metadata.resource_version)
     assert created.metadata.generation == (1 if kind.tracks_generation else None)
@@ -349,13 +748,21 @@ def test_typed_crud(api: Any, ns: str, kind: Kind) -> None:
     assert rv2 > rv1
     assert patched.metadata.uid == uid
     assert patched.metadata.labels["patched"] == "strategic"
-    assert patched.metadata.generation == replaced.metadata.generation
+    bump = 1 if kind.labels_bump_generation else 0
+    assert patched.metadata.generation == (2 + bump if kind.tracks_generation else None)
 
-    merged = kind.method(typed, "patch")(name, *where, {"metadata": {"labels": {"patched": "merge"}}},
-                                          _content_type="application/merge-patch+json")
+    merged = kind.method(typed, "patch")(
+        name,
+        *where,
+        {"metadata": {"labels": {"patched": "merge"}}},
+        _content_type="application/merge-patch+json",
+    )
     assert int(merged.metadata.resource_version) > rv2
     assert merged.metadata.labels["patched"] == "merge"
-    assert (merged.metadata.uid, merged.metadata.generation) == (uid, replaced.metadata.generation)
+    assert (merged.metadata.uid, merged.metadata.generation) == (
+        uid,
+        2 + 2 * bump if kind.tracks_generation else None,
+    )
 
     deleted = kind.method(typed, "delete")(name, *where)
     if kind.id == "namespaces":  # the client expects a Status; kube answers with the terminating Namespace
@@ -368,7 +775,11 @@ def test_typed_crud(api: Any, ns: str, kind: Kind) -> None:
         assert type(deleted).__name__ == "V1Status"
         assert (deleted.kind, deleted.status) == ("Status", "Success")
         assert (deleted.details.name, deleted.details.group, deleted.details.kind, deleted.details.uid) == (
-            name, kind.group, kind.resource, uid)
+            name,
+            kind.group,
+            kind.resource,
+            uid,
+        )
 
     def gone() -> bool:
         try:
@@ -389,11 +800,18 @@ def test_typed_crud(api: Any, ns: str, kind: Kind) -> None:
 @pytest.mark.parametrize(
     ("content_type", "body", "wire"),
     [
-        pytest.param(None, {"data": {"b": "2"}}, "application/strategic-merge-patch+json", id="dict-strategic"),
-        pytest.param("application/merge-patch+json", {"data": {"b": "2"}}, "application/merge-patch+json",
-                     id="merge"),
-        pytest.param(None, [{"op": "add", "path": "/data/b", "value": "2"}], "application/json-patch+json",
-                     id="list-json-patch"),
+        pytest.param(
+            None, {"data": {"b": "2"}}, "application/strategic-merge-patch+json", id="dict-strategic"
+        ),
+        pytest.param(
+            "application/merge-patch+json", {"data": {"b": "2"}}, "application/merge-patch+json", id="merge"
+        ),
+        pytest.param(
+            None,
+            [{"op": "add", "path": "/data/b", "value": "2"}],
+            "application/json-patch+json",
+            id="list-json-patch",
+        ),
     ],
 )
 def test_patch_content_type_on_the_wire(
@@ -434,7 +852,11 @@ def test_status_subresource_changes_only_status(api: Any, apps: client.AppsV1Api
     desired["status"] = {"replicas": 3, "readyReplicas": 2, "observedGeneration": 1}
     desired["spec"]["replicas"] = 7  # ignored: /status writes status only
     updated = apps.replace_namespaced_deployment_status("web", ns, desired)
-    assert (updated.status.replicas, updated.status.ready_replicas, updated.status.observed_generation) == (3, 2, 1)
+    assert (updated.status.replicas, updated.status.ready_replicas, updated.status.observed_generation) == (
+        3,
+        2,
+        1,
+    )
     assert updated.spec.replicas == 1
     assert updated.metadata.generation == 1
     assert int(updated.metadata.resource_version) > int(created.metadata.resource_version)
@@ -446,7 +868,11 @@ def test_status_subresource_changes_only_status(api: Any, apps: client.AppsV1Api
     replaced = apps.replace_namespaced_deployment("web", ns, again)
     assert replaced.spec.replicas == 4
     assert replaced.metadata.generation == 2
-    assert (replaced.status.replicas, replaced.status.ready_replicas, replaced.status.observed_generation) == (3, 2, 1)
+    assert (
+        replaced.status.replicas,
+        replaced.status.ready_replicas,
+        replaced.status.observed_generation,
+    ) == (3, 2, 1)
 
     read = apps.read_namespaced_deployment_status("web", ns)
     assert (read.spec.replicas, read.status.replicas) == (4, 3)
@@ -464,7 +890,7 @@ def test_deployment_status_update_keeps_labels(api: Any, apps: client.AppsV1Api,
 
 
 def test_deployment_annotation_change_bumps_generation(apps: client.AppsV1Api, ns: str) -> None:
-    """Deployments copy annotations into their replica sets, so kube bumps generation on annotation changes."""
+    """Deployments copy annotations into their replica sets: kube bumps generation on annotation changes."""
     apps.create_namespaced_deployment(ns, _deployment("web"))
     labelled = apps.patch_namespaced_deployment("web", ns, {"metadata": {"labels": {"x": "1"}}})
     assert labelled.metadata.generation == 1
@@ -483,18 +909,38 @@ class Scalable:
 
 
 def _rc(name: str) -> Body:
-    return {"metadata": {"name": name},
-            "spec": {"replicas": 1, "selector": {"app": name}, "template": _pod_template(name)}}
+    return {
+        "metadata": {"name": name},
+        "spec": {"replicas": 1, "selector": {"app": name}, "template": _pod_template(name)},
+    }
 
 
 SCALABLES = [
     Scalable("deployments", "AppsV1Api", "deployment", "deployments.apps", _deployment, lambda n: f"app={n}"),
-    Scalable("replicasets", "AppsV1Api", "replica_set", "replicasets.apps",
-             lambda n: {"metadata": {"name": n}, **_workload(n, "")}, lambda n: f"app={n}"),
-    Scalable("statefulsets", "AppsV1Api", "stateful_set", "statefulsets.apps",
-             lambda n: {"metadata": {"name": n}, **_workload(n, "")}, lambda n: f"app={n}"),
-    Scalable("replicationcontrollers", "CoreV1Api", "replication_controller", "replicationcontrollers", _rc,
-             lambda n: f"app={n}"),
+    Scalable(
+        "replicasets",
+        "AppsV1Api",
+        "replica_set",
+        "replicasets.apps",
+        lambda n: {"metadata": {"name": n}, **_workload(n, "")},
+        lambda n: f"app={n}",
+    ),
+    Scalable(
+        "statefulsets",
+        "AppsV1Api",
+        "stateful_set",
+        "statefulsets.apps",
+        lambda n: {"metadata": {"name": n}, **_workload(n, "")},
+        lambda n: f"app={n}",
+    ),
+    Scalable(
+        "replicationcontrollers",
+        "CoreV1Api",
+        "replication_controller",
+        "replicationcontrollers",
+        _rc,
+        lambda n: f"app={n}",
+    ),
 ]
 
 
@@ -506,7 +952,11 @@ def test_scale_subresource(api: Any, ns: str, kind: Scalable) -> None:
     scale = getattr(typed, f"read_namespaced_{kind.suffix}_scale")("web", ns)
     assert type(scale).__name__ == "V1Scale"
     assert (scale.kind, scale.api_version) == ("Scale", "autoscaling/v1")
-    assert (scale.metadata.name, scale.metadata.namespace, scale.metadata.uid) == ("web", ns, created.metadata.uid)
+    assert (scale.metadata.name, scale.metadata.namespace, scale.metadata.uid) == (
+        "web",
+        ns,
+        created.metadata.uid,
+    )
     assert scale.metadata.resource_version == created.metadata.resource_version
     assert (scale.spec.replicas, scale.status.replicas, scale.status.selector) == (1, 0, kind.selector("web"))
 
@@ -546,9 +996,14 @@ def test_stale_update_conflicts(api: Any, apps: client.AppsV1Api, ns: str) -> No
         apps.replace_namespaced_deployment("x", ns, stale)
     assert (caught.value.status, caught.value.reason) == (409, "Conflict")
     assert status_body(caught.value) == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
         "message": f'Operation cannot be fulfilled on deployments.apps "x": {MODIFIED}',
-        "reason": "Conflict", "details": {"name": "x", "group": "apps", "kind": "deployments"}, "code": 409,
+        "reason": "Conflict",
+        "details": {"name": "x", "group": "apps", "kind": "deployments"},
+        "code": 409,
     }
     assert apps.read_namespaced_deployment("x", ns).spec.replicas == 2
 
@@ -558,9 +1013,14 @@ def test_not_found_body(apps: client.AppsV1Api, ns: str) -> None:
         apps.read_namespaced_deployment("nope", ns)
     assert (caught.value.status, caught.value.reason) == (404, "Not Found")
     assert status_body(caught.value) == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": 'deployments.apps "nope" not found', "reason": "NotFound",
-        "details": {"name": "nope", "group": "apps", "kind": "deployments"}, "code": 404,
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'deployments.apps "nope" not found',
+        "reason": "NotFound",
+        "details": {"name": "nope", "group": "apps", "kind": "deployments"},
+        "code": 404,
     }
 
 
@@ -570,18 +1030,33 @@ def test_already_exists_body(apps: client.AppsV1Api, ns: str) -> None:
         apps.create_namespaced_deployment(ns, _deployment("x"))
     assert (caught.value.status, caught.value.reason) == (409, "Conflict")
     assert status_body(caught.value) == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": 'deployments.apps "x" already exists', "reason": "AlreadyExists",
-        "details": {"name": "x", "group": "apps", "kind": "deployments"}, "code": 409,
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'deployments.apps "x" already exists',
+        "reason": "AlreadyExists",
+        "details": {"name": "x", "group": "apps", "kind": "deployments"},
+        "code": 409,
     }
 
 
 def test_binding_sets_node_name(core: client.CoreV1Api, ns: str) -> None:
     core.create_namespaced_pod(ns, {"metadata": {"name": "p"}, "spec": {"containers": [_container()]}})
-    core.create_namespaced_binding(
-        ns, {"metadata": {"name": "p"}, "target": {"apiVersion": "v1", "kind": "Node", "name": "node-1"}},
+    # kube answers a Status, which the client cannot read as the V1Binding it expects: read the raw answer
+    response = core.create_namespaced_binding(
+        ns,
+        {"metadata": {"name": "p"}, "target": {"apiVersion": "v1", "kind": "Node", "name": "node-1"}},
         _preload_content=False,
     )
+    assert response.status == 201
+    assert json.loads(response.data) == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "code": 201,
+    }
     assert core.read_namespaced_pod("p", ns).spec.node_name == "node-1"
 
 
@@ -625,9 +1100,14 @@ def test_create_in_missing_namespace(core: client.CoreV1Api) -> None:
         core.create_namespaced_config_map("nope", {"metadata": {"name": "x"}})
     assert caught.value.status == 404
     assert status_body(caught.value) == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": 'namespaces "nope" not found', "reason": "NotFound",
-        "details": {"name": "nope", "kind": "namespaces"}, "code": 404,
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'namespaces "nope" not found',
+        "reason": "NotFound",
+        "details": {"name": "nope", "kind": "namespaces"},
+        "code": 404,
     }
 
 
@@ -636,7 +1116,9 @@ def test_namespace_deletion(api: Any, core: client.CoreV1Api) -> None:
     core.create_namespace({"metadata": {"name": name}})
     core.create_namespaced_config_map(name, {"metadata": {"name": "content"}})
     # a finalizer keeps the namespace terminating until the test lets it go
-    core.create_namespaced_config_map(name, {"metadata": {"name": "held", "finalizers": ["example.com/hold"]}})
+    core.create_namespaced_config_map(
+        name, {"metadata": {"name": "held", "finalizers": ["example.com/hold"]}}
+    )
 
     response = core.delete_namespace(name, _preload_content=False)
     deleting = json.loads(response.data)
@@ -657,15 +1139,29 @@ def test_namespace_deletion(api: Any, core: client.CoreV1Api) -> None:
     why = f"unable to create new content in namespace {name} because it is being terminated"
     assert caught.value.status == 403
     assert status_body(caught.value) == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": f'configmaps "late" is forbidden: {why}', "reason": "Forbidden",
-        "details": {"name": "late", "kind": "configmaps",
-                    "causes": [{"reason": "NamespaceTerminating", "message": why, "field": "metadata.namespace"}]},
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": f'configmaps "late" is forbidden: {why}',
+        "reason": "Forbidden",
+        "details": {
+            "name": "late",
+            "kind": "configmaps",
+            "causes": [
+                {
+                    "reason": "NamespaceTerminating",
+                    "message": f"namespace {name} is being terminated",
+                    "field": "metadata.namespace",
+                }
+            ],
+        },
         "code": 403,
     }
 
-    core.patch_namespaced_config_map("held", name, {"metadata": {"finalizers": None}},
-                                     _content_type="application/merge-patch+json")
+    core.patch_namespaced_config_map(
+        "held", name, {"metadata": {"finalizers": None}}, _content_type="application/merge-patch+json"
+    )
 
     def namespace_gone() -> bool:
         try:

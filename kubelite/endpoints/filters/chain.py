@@ -14,7 +14,13 @@ from kubelite.auth.authn.x509 import CertificateAuthError, authenticate_peer_cer
 from kubelite.auth.authz.interface import AuthorizationAttributes, Authorizer
 from kubelite.auth.user import UserInfo
 from kubelite.endpoints.handlers.negotiation import write_status
-from kubelite.endpoints.request_context import request_info_from, user_from, with_request_info, with_user
+from kubelite.endpoints.request_context import (
+    WARNINGS,
+    request_info_from,
+    user_from,
+    with_request_info,
+    with_user,
+)
 from kubelite.endpoints.request_info import parse_request_info
 
 log = logging.getLogger(__name__)
@@ -45,7 +51,12 @@ async def recover_panics(request: web.Request, handler: Handler) -> web.StreamRe
 @web.middleware
 async def request_info(request: web.Request, handler: Handler) -> web.StreamResponse:
     with_request_info(request, parse_request_info(request.method, request.path, request.query))  # type: ignore[arg-type]
-    return await handler(request)
+    request[WARNINGS] = []
+    response = await handler(request)
+    if not response.prepared:  # a stream (watch) wrote its warnings when it started
+        for warning in request[WARNINGS]:
+            response.headers.add("Warning", warning)
+    return response
 
 
 def authenticate_insecure() -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:

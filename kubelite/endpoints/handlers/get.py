@@ -11,6 +11,8 @@ from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
 from kubelite.endpoints.request_info import RequestInfo
 
+_TYPE_META = frozenset({"kind", "apiVersion"})
+
 
 async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"))
@@ -22,7 +24,11 @@ async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> w
     if negotiated.conversion is Conversion.PARTIAL:
         return write_object(partial_metadata(obj), negotiated)
     if negotiated.conversion is Conversion.PARTIAL_LIST:
-        raise StatusError(406, "NotAcceptable", "only the following media types are accepted: application/json")
+        raise StatusError(
+            406,
+            "NotAcceptable",
+            f"you requested PartialObjectMetadataList, but the requested object is not a list ({_go_type(scope)})",
+        )
     return write_object(obj, negotiated)
 
 
@@ -34,7 +40,13 @@ async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         return write_object(
             to_table(scope.spec, listed["items"], list_meta=listed["metadata"], include_object=include), negotiated
         )
-    if negotiated.conversion in (Conversion.PARTIAL_LIST, Conversion.PARTIAL):
+    if negotiated.conversion is Conversion.PARTIAL:
+        raise StatusError(
+            406,
+            "NotAcceptable",
+            f"you requested PartialObjectMetadata, but the requested object is a list ({_go_type(scope)}List)",
+        )
+    if negotiated.conversion is Conversion.PARTIAL_LIST:
         partial = {
             "kind": "PartialObjectMetadataList",
             "apiVersion": "meta.k8s.io/v1",
@@ -42,4 +54,13 @@ async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) ->
             "items": [partial_metadata(item) for item in listed["items"]],
         }
         return write_object(partial, negotiated)
+    # items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them
+    listed["items"] = [{k: v for k, v in item.items() if k not in _TYPE_META} for item in listed["items"]]
     return write_object(listed, negotiated)
+
+
+def _go_type(scope: RequestScope) -> str:
+    """The internal Go type kube names (with %T) when a metadata conversion does not fit, e.g. *core.ConfigMap."""
+    group = scope.spec.group
+    package = "core" if group in ("", "events.k8s.io") else group.split(".")[0]
+    return f"*{package}.{scope.spec.kind}"

@@ -68,15 +68,18 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
     if not node:
         raise errors.invalid("", "Binding", name, [errors.Cause("FieldValueRequired", "Required value", "target.name")])
 
+    # kube's BindingREST reports a missing pod as pods, and a refused binding as a conflict on pods/binding
+    pods_resource, binding_resource = errors.GroupResource("", "pods"), errors.GroupResource("", "pods/binding")
+
     async def bind(current: Obj | None) -> Obj:
         if current is None:
-            raise errors.not_found(scope.spec.group_resource, name)
+            raise errors.not_found(pods_resource, name)
         if current["metadata"].get("deletionTimestamp"):
-            raise errors.conflict(scope.spec.group_resource, name, "pod is being deleted, cannot be assigned to a host")
+            raise errors.conflict(binding_resource, name, f"pod {name} is being deleted, cannot be assigned to a host")
         spec = current.setdefault("spec", {})
         if spec.get("nodeName"):
             raise errors.conflict(
-                scope.spec.group_resource, name, f'pod {name} is already assigned to node "{spec["nodeName"]}"'
+                binding_resource, name, f'pod {name} is already assigned to node "{spec["nodeName"]}"'
             )
         spec["nodeName"] = node
         for key, value in (meta.get("annotations") or {}).items():

@@ -51,6 +51,8 @@ def to_table(
             row["object"] = partial_metadata(obj)
         elif include_object == "Object":
             row["object"] = obj
+        else:  # kube's row.object is a RawExtension, which encodes an absent object as null
+            row["object"] = None
         rows.append(row)
     table: Obj = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta or {}}
     table["columnDefinitions"] = table_spec.columns if with_headers else None

@@ -19,6 +19,7 @@ from kubelite.endpoints.handlers import params
 from kubelite.endpoints.handlers.negotiation import Conversion, Negotiated, encode, negotiate
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
+from kubelite.endpoints.request_context import WARNINGS
 from kubelite.endpoints.request_info import RequestInfo
 from kubelite.storage.cacher import CacheWatcher
 from kubelite.storage.interface import EventType, WatchEvent
@@ -53,6 +54,8 @@ async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
 
     response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.content_type})
     response.enable_chunked_encoding()
+    for warning in request[WARNINGS]:
+        response.headers.add("Warning", warning)
     await response.prepare(request)
     encoder = _EventEncoder(scope, negotiated, include)
     bookmarks = None
@@ -83,6 +86,8 @@ async def _error_stream(
 ) -> web.StreamResponse:
     response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.content_type})
     response.enable_chunked_encoding()
+    for warning in request[WARNINGS]:
+        response.headers.add("Warning", warning)
     await response.prepare(request)
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write(_EventEncoder(scope, negotiated, include).error(exc.to_status()))

@@ -105,9 +105,8 @@ class DeploymentStrategy(WorkloadStrategy):
 
     def spec_changed(self, new: Obj, old: Obj) -> bool:
         # annotations are copied into the replica sets, so kube counts them as a new generation
-        annotations_changed = (new.get("metadata") or {}).get("annotations") != (old.get("metadata") or {}).get(
-            "annotations"
-        )
+        new_meta, old_meta = new.get("metadata") or {}, old.get("metadata") or {}
+        annotations_changed = new_meta.get("annotations") != old_meta.get("annotations")
         return annotations_changed or super().spec_changed(new, old)
 
     def default_spec(self, spec: dict[str, Any]) -> None:
@@ -153,9 +152,36 @@ class ReplicationControllerStrategy(WorkloadStrategy):
             spec["selector"] = dict(labels)
 
 
+def _generate_job_selector(obj: Obj, spec: dict[str, Any]) -> None:
+    """kube's generateSelector: the pods of a job carry its name and uid (under the legacy keys too), and
+    the job selects its uid. Labels and selector terms the user set are kept."""
+    meta = obj.get("metadata") or {}
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        return
+    labels = template.setdefault("metadata", {}).setdefault("labels", {})
+    for key in ("job-name", "batch.kubernetes.io/job-name"):
+        labels.setdefault(key, meta.get("name", ""))
+    for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
+        labels.setdefault(key, meta.get("uid", ""))
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels")
+    if not isinstance(match, dict):
+        match = selector["matchLabels"] = {}
+    match.setdefault("batch.kubernetes.io/controller-uid", meta.get("uid", ""))
+
+
 class JobStrategy(WorkloadStrategy):
     immutable_selector = False
     selectable_fields = ("status.successful",)
+
+    def prepare_for_create(self, obj: Obj) -> None:
+        super().prepare_for_create(obj)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("manualSelector"):
+            _generate_job_selector(obj, spec)
 
     def default_spec(self, spec: dict[str, Any]) -> None:
         spec.setdefault("parallelism", 1)

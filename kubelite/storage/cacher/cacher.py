@@ -63,6 +63,8 @@ class Cacher:
         self.resource_prefix = resource_prefix
         self._objects: dict[str, Obj] = {}
         self._window: deque[WatchEvent] = deque(maxlen=window_size)
+        #: the window holds every event after this revision: the last list's, until events fall out of it
+        self._window_floor = 0
         self._watcher_queue_size = watcher_queue_size
         self._watchers: set[CacheWatcher] = set()
         self.revision = 0
@@ -101,6 +103,7 @@ class Cacher:
             for watcher in list(self._watchers):
                 watcher.stop()
             self._window.clear()
+        self._window_floor = listed.revision
         self._objects = fresh
         await self._advance(listed.revision)
         self._ready.set()
@@ -125,6 +128,9 @@ class Cacher:
             self._objects[event.key] = event.obj
         if event.prev is None and prev is not None:
             event.prev = prev
+        if len(self._window) == self._window.maxlen:
+            # the oldest event falls out: nothing of this resource happened between it and the next one
+            self._window_floor = self._window[1].revision - 1 if len(self._window) > 1 else event.revision - 1
         self._window.append(event)
         for watcher in list(self._watchers):
             watcher.offer(event)
@@ -224,13 +230,14 @@ class Cacher:
                 obj = self._objects[key]
                 if req.predicate is None or req.predicate(obj):
                     backlog.append(WatchEvent(EventType.ADDED, key, obj, self.revision))
-            if req.send_initial_events:
+            if req.send_initial_events and req.allow_bookmarks:  # kube marks the end only for bookmark watchers
                 backlog.append(WatchEvent(EventType.BOOKMARK, "", {"initialEventsEnd": True}, self.revision))
-        else:
-            oldest = self._window[0].revision if self._window else self.revision + 1
-            if rv < oldest - 1 and rv < self.revision:
-                raise errors.TooOldResourceVersion(rv, oldest - 1)
+        elif rv:
+            # as kube's watch cache: an empty window still covers everything since the list it started from
+            if rv < self._window_floor:
+                raise errors.TooOldResourceVersion(rv, self._window_floor)
             backlog = [e for e in self._window if e.revision > rv]
+        # else: sendInitialEvents=false without a revision starts at the newest revision, with nothing old
         # the backlog must fit: only what arrives later may overflow a slow watcher
         watcher = CacheWatcher(
             prefix=req.prefix,

@@ -60,8 +60,11 @@ class CacheWatcher:
             return event
         if now:
             return WatchEvent(EventType.ADDED, event.key, event.obj, event.revision, None, None)
-        if before:  # left the selector: the client must forget it
-            return WatchEvent(EventType.DELETED, event.key, event.obj, event.revision, event.prev, None)
+        if before:  # left the selector: the client must forget it, as it last saw it, at this revision
+            assert event.prev is not None
+            meta = {**(event.prev.get("metadata") or {}), "resourceVersion": str(event.revision)}
+            gone = {**event.prev, "metadata": meta}
+            return WatchEvent(EventType.DELETED, event.key, gone, event.revision, event.prev, None)
         return None
 
     def put_initial(self, event: WatchEvent) -> None:

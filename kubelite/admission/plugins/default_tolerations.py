@@ -1,0 +1,44 @@
+"""DefaultTolerationSeconds: pods tolerate a not-ready or unreachable node for 300 s before eviction,
+unless they say otherwise (kube's `plugin/pkg/admission/defaulttolerationseconds`)."""
+
+from __future__ import annotations
+
+from kubelite.admission.chain import Attributes, Obj
+
+DEFAULT_SECONDS = 300
+_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+class DefaultTolerationSeconds:
+    async def admit(self, attrs: Attributes, obj: Obj | None, old: Obj | None) -> None:
+        spec = attrs.spec
+        if (
+            obj is None
+            or attrs.operation != "CREATE"
+            or attrs.subresource
+            or (spec.group, spec.resource)
+            != (
+                "",
+                "pods",
+            )
+        ):
+            return
+        pod_spec = obj.get("spec")
+        if not isinstance(pod_spec, dict):
+            return
+        tolerations = pod_spec.get("tolerations") or []
+        for taint in _TAINTS:
+            covered = any(
+                isinstance(t, dict)
+                and (t.get("key") == taint or (not t.get("key") and t.get("operator") == "Exists"))
+                and t.get("effect") in (None, "", "NoExecute")
+                for t in tolerations
+            )
+            if not covered:
+                tolerations.append(
+                    {"effect": "NoExecute", "key": taint, "operator": "Exists", "tolerationSeconds": DEFAULT_SECONDS}
+                )
+        pod_spec["tolerations"] = tolerations
+
+    async def validate(self, attrs: Attributes, obj: Obj | None, old: Obj | None) -> None:
+        return None
