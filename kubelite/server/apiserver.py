@@ -15,6 +15,7 @@ from kubelite.admission import AdmissionChain
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
+from kubelite.apimachinery import protobuf
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
 from kubelite.auth.authz.always_allow import AlwaysAllow
@@ -113,6 +114,7 @@ class APIServer:
         self._ready = True
         # build the OpenAPI documents off the request path, so the first kubectl apply does not wait for them
         self._tasks.add(asyncio.create_task(asyncio.to_thread(self.openapi.warm)))
+        self._tasks.add(asyncio.create_task(asyncio.to_thread(protobuf.warm_up)))
         return self.running
 
     async def _bookmark_loop(self) -> None:

@@ -66,6 +66,14 @@ UNTYPED_DECODE = pytest.mark.xfail(
 )
 
 
+#: RFC 7386 makes a merge patch that is no object replace the whole document; kube then fails to decode that
+ARRAY_MERGE_PATCH = pytest.mark.xfail(
+    reason="kube applies a non-object merge patch (the result [1] replaces the object) and answers 422 "
+    "Invalid on field `patch` when the result cannot be decoded; kubelite refuses the patch body with a 400",
+    strict=True,
+)
+
+
 def failure(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     status: dict[str, Any] = {
         "kind": "Status",
@@ -481,17 +489,30 @@ def test_unknown_content_type_is_415(server: KubeliteProcess, ns: str, content_t
     assert_status(result, failure(415, "UnsupportedMediaType", message))
 
 
-def test_patch_with_unknown_content_type_is_415(server: KubeliteProcess, ns: str) -> None:
+@pytest.mark.parametrize("content_type", ["text/plain", "application/json", "application/yaml"])
+def test_patch_with_a_type_that_is_no_patch_is_415(
+    server: KubeliteProcess, ns: str, content_type: str
+) -> None:
+    assert server.http("POST", cm_path(ns), {"metadata": {"name": "a"}}).status == 201
+    result = server.http("PATCH", cm_path(ns, "a"), b"{}", headers={"Content-Type": content_type})
+    status = result.json()
+    assert (result.status, status["reason"], status["code"]) == (415, "UnsupportedMediaType", 415)
+
+
+@pytest.mark.xfail(
+    reason="kubelite has no server-side apply, so its 415 for a patch leaves out "
+    "application/apply-patch+yaml, which kube lists among the patch types it accepts",
+    strict=True,
+)
+def test_patch_415_lists_kube_patch_types(server: KubeliteProcess, ns: str) -> None:
     assert server.http("POST", cm_path(ns), {"metadata": {"name": "a"}}).status == 201
     result = server.http("PATCH", cm_path(ns, "a"), b"{}", headers={"Content-Type": "text/plain"})
     message = (
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json"
+        "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, "
+        "application/apply-patch+yaml"
     )
-    status = result.json()
-    assert (result.status, status["reason"]) == (415, "UnsupportedMediaType")
-    # kube 1.36 also lists apply patches (yaml and, with CBOR enabled, cbor) after these three
-    assert status["message"].startswith(message), status["message"]
+    assert_status(result, failure(415, "UnsupportedMediaType", message))
 
 
 @pytest.mark.parametrize(
@@ -534,7 +555,14 @@ def test_missing_content_type_is_read_as_json(server: KubeliteProcess, ns: str) 
         ("PUT", "/target", b"[]", JSON, 400),
         ("PATCH", "/target", b"{", {"Content-Type": "application/merge-patch+json"}, 400),
         ("PATCH", "/target", b'{"op": "add"}', {"Content-Type": "application/json-patch+json"}, 400),
-        ("PATCH", "/target", b"[1]", {"Content-Type": "application/merge-patch+json"}, 400),
+        pytest.param(
+            "PATCH",
+            "/target",
+            b"[1]",
+            {"Content-Type": "application/merge-patch+json"},
+            422,
+            marks=ARRAY_MERGE_PATCH,
+        ),
         (
             "PATCH",
             "/target",

@@ -16,7 +16,6 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import pytest
@@ -42,7 +41,7 @@ class WatchStream:
     def __enter__(self) -> WatchStream:
         return self
 
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+    def __exit__(self, *_: object) -> None:
         self.conn.close()
 
     def _line(self, deadline: float) -> dict[str, Any] | None:

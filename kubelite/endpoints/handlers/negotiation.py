@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery import errors, protobuf, serializers
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
 
@@ -38,6 +38,7 @@ _SERVED = {
     "*/*": "application/json",
     "application/yaml": "application/yaml",
     "application/yml": "application/yaml",
+    protobuf.MEDIA_TYPE: protobuf.MEDIA_TYPE,
 }
 _CONVERSIONS = {
     "Table": Conversion.TABLE,
@@ -55,6 +56,8 @@ def negotiate(accept: str | None, *, allow_conversion: bool = True) -> Negotiate
             continue
         if not any(key in media.params for key in ("as", "g", "v")):
             return Negotiated(content_type)
+        if content_type == protobuf.MEDIA_TYPE:
+            continue  # conversions (Table, PartialObjectMetadata) are served as JSON only
         conversion = _CONVERSIONS.get(media.conversion or "")
         if not allow_conversion or conversion is None:
             continue
@@ -70,6 +73,15 @@ def encode(value: object, negotiated: Negotiated) -> bytes:
     return serializers.dumps_json(value)
 
 
+def encode_body(value: Obj, negotiated: Negotiated) -> tuple[bytes, str]:
+    """The body and its Content-Type; kinds without a protobuf form fall back to JSON, as kube does."""
+    if negotiated.content_type == protobuf.MEDIA_TYPE:
+        if protobuf.supports(str(value.get("apiVersion") or ""), str(value.get("kind") or "")):
+            return protobuf.encode(value), protobuf.MEDIA_TYPE
+        return serializers.dumps_json(value), "application/json"
+    return encode(value, negotiated), negotiated.content_type
+
+
 def write_object(
     obj: Obj,
     negotiated: Negotiated,
@@ -77,9 +89,9 @@ def write_object(
     headers: dict[str, str] | None = None,
     warnings: list[str] | None = None,
 ) -> web.Response:
-    response = web.Response(
-        body=encode(obj, negotiated), status=status, content_type=negotiated.content_type, headers=headers
-    )
+    body, content_type = encode_body(obj, negotiated)
+    response = web.Response(body=body, status=status, headers=headers)
+    response.content_type = content_type
     for warning in warnings or ():
         response.headers.add("Warning", warning)
     return response
@@ -99,6 +111,7 @@ def write_status(err: StatusError, accept: str | None = None) -> web.Response:
     headers = dict(err.headers)
     if err.details and "retryAfterSeconds" in err.details:
         headers["Retry-After"] = str(err.details["retryAfterSeconds"])
-    return web.Response(
-        body=encode(err.to_status(), negotiated), status=err.code, content_type=negotiated.content_type, headers=headers
-    )
+    body, content_type = encode_body(err.to_status(), negotiated)
+    response = web.Response(body=body, status=err.code, headers=headers)
+    response.content_type = content_type
+    return response

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery import errors, protobuf, serializers
 from kubelite.apimachinery.errors import Cause
 from kubelite.apimachinery.selectors import SelectorError, parse_field_selector, parse_label_selector
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
@@ -152,6 +152,11 @@ async def read_object_and_body(request: web.Request, *, kind: str = "") -> tuple
     """
     body = await read_body(request)
     content_type = serializers.content_type_of(request.headers.get("Content-Type"))
+    if content_type == protobuf.MEDIA_TYPE:
+        try:
+            return protobuf.decode(body), body, content_type
+        except protobuf.ProtobufError as exc:
+            raise errors.bad_request(f"error decoding protobuf request body: {exc}") from exc
     if content_type not in (serializers.JSON, serializers.YAML, "application/yml", "text/yaml"):
         raise errors.unsupported_media_type(content_type)
     from_yaml = content_type != serializers.JSON

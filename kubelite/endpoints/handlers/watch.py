@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from kubelite.apimachinery import serializers
+from kubelite.apimachinery import protobuf, serializers
 from kubelite.apimachinery.errors import StatusError
 from kubelite.endpoints.handlers import params
 from kubelite.endpoints.handlers.negotiation import Conversion, Negotiated, encode, negotiate
@@ -21,7 +21,6 @@ from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
 from kubelite.endpoints.request_context import WARNINGS
 from kubelite.endpoints.request_info import RequestInfo
-from kubelite.storage.cacher import CacheWatcher
 from kubelite.storage.interface import EventType, WatchEvent
 
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
@@ -52,15 +51,12 @@ async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         return await _error_stream(request, scope, negotiated, include, exc)
     timeout = list_params.timeout_seconds if list_params.timeout_seconds else scope.watch_timeout()
 
-    response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.content_type})
+    response = web.StreamResponse(status=200, headers={"Content-Type": _stream_content_type(scope, negotiated)})
     response.enable_chunked_encoding()
     for warning in request[WARNINGS]:
         response.headers.add("Warning", warning)
     await response.prepare(request)
     encoder = _EventEncoder(scope, negotiated, include)
-    bookmarks = None
-    if list_params.allow_watch_bookmarks:
-        bookmarks = asyncio.create_task(_bookmark_ticker(watcher, scope.bookmark_interval))
     try:
         async with asyncio.timeout(timeout):
             async for event in watcher:
@@ -69,8 +65,6 @@ async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         pass
     finally:
         watcher.stop()
-        if bookmarks is not None:
-            bookmarks.cancel()
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write_eof()
     return response
@@ -84,7 +78,7 @@ _STREAMED_ERRORS = frozenset({410, 504})
 async def _error_stream(
     request: web.Request, scope: RequestScope, negotiated: Negotiated, include: str, exc: StatusError
 ) -> web.StreamResponse:
-    response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.content_type})
+    response = web.StreamResponse(status=200, headers={"Content-Type": _stream_content_type(scope, negotiated)})
     response.enable_chunked_encoding()
     for warning in request[WARNINGS]:
         response.headers.add("Warning", warning)
@@ -95,10 +89,13 @@ async def _error_stream(
     return response
 
 
-async def _bookmark_ticker(watcher: CacheWatcher, interval: float) -> None:
-    while True:
-        await asyncio.sleep(interval)
-        watcher.request_bookmark()
+def _stream_content_type(scope: RequestScope, negotiated: Negotiated) -> str:
+    """Protobuf watches are framed (kube's `stream=watch`); kinds without a protobuf form stream JSON."""
+    if negotiated.content_type == protobuf.MEDIA_TYPE:
+        if protobuf.supports(scope.spec.api_version, scope.spec.kind):
+            return protobuf.STREAM_MEDIA_TYPE
+        return "application/json"
+    return negotiated.content_type
 
 
 def _as_dict(list_params: params.ListParams) -> dict[str, Any]:
@@ -150,6 +147,10 @@ class _EventEncoder:
         return {"kind": self.scope.spec.kind, "apiVersion": self.scope.spec.api_version, "metadata": meta}
 
     def _encode(self, event_type: EventType, obj: Any) -> bytes:
-        if self.negotiated.content_type == "application/json":
+        if self.negotiated.content_type == protobuf.MEDIA_TYPE and protobuf.supports(
+            str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+        ):
+            return protobuf.encode_watch_event(event_type.value, obj, group_version=self.scope.spec.api_version)
+        if self.negotiated.content_type in ("application/json", protobuf.MEDIA_TYPE):
             return b'{"type":"' + event_type.value.encode() + b'","object":' + serializers.dumps_json(obj) + b"}\n"
         return encode({"type": event_type.value, "object": obj}, self.negotiated) + b"---\n"

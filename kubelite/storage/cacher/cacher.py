@@ -117,9 +117,9 @@ class Cacher:
         raise RuntimeError("storage watch ended")
 
     def _apply(self, event: WatchEvent) -> None:
-        if event.type is EventType.BOOKMARK:  # progress: no change under our prefix up to this revision
-            for watcher in list(self._watchers):
-                watcher.bookmark(event.revision)
+        if event.type is EventType.BOOKMARK:
+            # progress: nothing changed under our prefix up to this revision; the caller advances the cache's
+            # revision, and watchers hear of it at the next periodic bookmark
             return
         if event.type is EventType.DELETED:
             prev = self._objects.pop(event.key, None)
