@@ -29,9 +29,7 @@ def supports(api_version: str, kind: str) -> bool:
 def _message_of(api_version: str, kind: str) -> str:
     full = load().kinds.get(f"{api_version}/{kind}")
     if full is None:
-        raise UnsupportedKindError(
-            f"no protobuf encoding for {kind} in {api_version or 'an empty apiVersion'}"
-        )
+        raise UnsupportedKindError(f"no protobuf encoding for {kind} in {api_version or 'an empty apiVersion'}")
     return full
 
 
@@ -152,24 +150,20 @@ def encode(obj: dict[str, Any]) -> bytes:
 # --- watch --------------------------------------------------------------------------------------------------
 
 
-def encode_watch_event(event_type: str, obj: dict[str, Any], *, group_version: str | None = None) -> bytes:
-    """One frame of a protobuf watch: 4-byte big-endian length + enveloped `WatchEvent`.
+def encode_watch_event(event_type: str, obj: dict[str, Any]) -> bytes:
+    """One frame of a protobuf watch: a 4-byte big-endian length, then a bare `WatchEvent` message.
 
-    `group_version` is that of the watched resource (the envelope's apiVersion); it defaults to the
-    object's own apiVersion, which differs only for ERROR events carrying a v1 Status.
+    kube streams watch events with its raw protobuf serializer: the frame itself has no `k8s\\0` envelope;
+    the event's object (a RawExtension) holds the enveloped object, as a non-streamed response would.
     """
     embedded = encode(obj)
-    event = _length_delimited(1, event_type.encode()) + _length_delimited(2, _length_delimited(1, embedded))
-    payload = wrap(group_version or str(obj.get("apiVersion", "")), "WatchEvent", event)
+    payload = _length_delimited(1, event_type.encode()) + _length_delimited(2, _length_delimited(1, embedded))
     return struct.pack(">I", len(payload)) + payload
 
 
 def decode_watch_event(payload: bytes) -> tuple[str, dict[str, Any]]:
     """(type, object) of one watch frame's payload (the bytes after the length prefix)."""
-    _, kind, raw = unwrap(payload)
-    if kind != "WatchEvent":
-        raise ProtobufError(f"expected a WatchEvent frame, got {kind!r}")
-    fields = _fields(raw)
+    fields = _fields(payload)
     embedded = _fields(fields.get(2, b"")).get(1, b"")
     return fields.get(1, b"").decode(), decode(embedded)
 

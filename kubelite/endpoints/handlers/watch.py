@@ -32,7 +32,7 @@ _STREAM_MEDIA_TYPES = "application/json;stream=watch, application/vnd.kubernetes
 
 async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"))
-    if negotiated.content_type != "application/json":
+    if negotiated.content_type not in ("application/json", protobuf.MEDIA_TYPE):
         raise StatusError(406, "NotAcceptable", f"only the following media types are accepted: {_STREAM_MEDIA_TYPES}")
     list_params = params.list_params(request.query)
     if info.name:  # legacy /watch/.../{name}: a watch on one object
@@ -150,7 +150,7 @@ class _EventEncoder:
         if self.negotiated.content_type == protobuf.MEDIA_TYPE and protobuf.supports(
             str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
         ):
-            return protobuf.encode_watch_event(event_type.value, obj, group_version=self.scope.spec.api_version)
+            return protobuf.encode_watch_event(event_type.value, obj)
         if self.negotiated.content_type in ("application/json", protobuf.MEDIA_TYPE):
             return b'{"type":"' + event_type.value.encode() + b'","object":' + serializers.dumps_json(obj) + b"}\n"
         return encode({"type": event_type.value, "object": obj}, self.negotiated) + b"---\n"
