@@ -47,6 +47,8 @@ class StatusError(Exception):
     message: str
     details: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    #: the Status's ListMeta (an expired continue token's successor travels in metadata.continue)
+    list_meta: dict[str, Any] | None = None
 
     def __str__(self) -> str:
         return self.message
@@ -55,7 +57,7 @@ class StatusError(Exception):
         status: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": dict(self.list_meta or {}),
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,

@@ -3,6 +3,8 @@ discovery (apidiscovery.k8s.io/v2), which kubectl 1.3x asks for first and which 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +12,13 @@ from kubelite.registry.spec import ResourceSpec, SubresourceSpec
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+
+
+def storage_version_hash(spec: ResourceSpec) -> str:
+    """kube's discovery hash of the storage version: base64 of the first 8 bytes of sha256("group/version/kind"),
+    which changes when a resource's storage version does (clients use it to know when to migrate)."""
+    digest = hashlib.sha256(f"{spec.group}/{spec.version}/{spec.kind}".encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
 
 
 class Discovery:
@@ -73,6 +82,8 @@ class Discovery:
                 entry["shortNames"] = list(spec.short_names)
             if spec.categories:
                 entry["categories"] = list(spec.categories)
+            if "get" in spec.verbs:  # persisted resources name the version they are stored in
+                entry["storageVersionHash"] = storage_version_hash(spec)
             entries.append(entry)
             for sub in _by_name(spec.subresources):
                 sub_entry: dict[str, Any] = {

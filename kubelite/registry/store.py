@@ -67,7 +67,11 @@ class Store:
             result = await self.storage.get_list(prefix, opts)
         except storage_errors.TooOldResourceVersion as exc:
             if params.continue_token:
-                raise _expired_continue() from exc
+                # kube hands out a token that goes on from the same key at the newest revision
+                _, start = continue_token.decode(params.continue_token)
+                err = _expired_continue()
+                err.list_meta = {"continue": continue_token.encode(-1, start)}
+                raise err from exc
             if not params.limit:  # kube: the storage's answer for an unpaginated list at a compacted revision
                 raise errors.resource_expired("The resourceVersion for the provided list is too old.") from exc
             raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
@@ -97,6 +101,8 @@ class Store:
                 revision, start = continue_token.decode(params.continue_token)
             except continue_token.InvalidContinueToken as exc:
                 raise errors.bad_request(f"invalid continue token: {exc}") from exc
+            if revision < 0:  # an inconsistent continuation: the rest of the list as it is now
+                revision = 0
             return ListOptions(
                 resource_version=revision or None,
                 match=ResourceVersionMatch.EXACT if revision else None,
@@ -155,7 +161,8 @@ class Store:
             candidate = deep_copy(obj) if generate else obj
             if generate:
                 suffix = "".join(random.choices(_NAME_CHARS, k=5))
-                candidate["metadata"]["name"] = candidate["metadata"]["generateName"] + suffix
+                # kube keeps generated names within 63 characters: at most 58 of the prefix, then 5 random
+                candidate["metadata"]["name"] = candidate["metadata"]["generateName"][:58] + suffix
             self.before_create(candidate)
             if validate is not None:
                 await validate(deep_copy(candidate), None)
@@ -408,7 +415,9 @@ class Store:
                 f"the API version in the data ({api_version}) does not match the expected API version "
                 f"({self.spec.api_version})"
             )
-        obj["apiVersion"], obj["kind"] = self.spec.api_version, self.spec.kind
+        rest = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
+        obj.clear()  # kind and apiVersion first, as kube writes them
+        obj.update(kind=self.spec.kind, apiVersion=self.spec.api_version, **rest)
         meta = obj.get("metadata")
         if meta is None:
             meta = obj["metadata"] = {}

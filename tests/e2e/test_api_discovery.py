@@ -173,11 +173,6 @@ def test_subresource_of_another_group_names_it(server: KubeliteProcess) -> None:
     }
 
 
-@pytest.mark.xfail(
-    reason="kubelite's discovery has no storageVersionHash; kube sets it on every persisted resource "
-    "(base64 of the first 8 bytes of sha256 of the storage group/version/kind)",
-    strict=True,
-)
 @pytest.mark.parametrize(
     ("path", "name", "hashed"),
     [("/api/v1", "pods", "xPOwRZ+Yhw8="), ("/apis/apps/v1", "deployments", "8aSe+NMegvE=")],

@@ -58,14 +58,6 @@ FIND_KIND = (
 )
 
 
-#: kube decodes bodies into typed Go structs, so a field of the wrong JSON type is a 400 before anything else
-UNTYPED_DECODE = pytest.mark.xfail(
-    reason="kubelite decodes bodies into plain dicts and never checks field types against the schema: a "
-    "number for metadata.name reaches validation (422) and an array for labels is stored (201)",
-    strict=True,
-)
-
-
 #: RFC 7386 makes a merge patch that is no object replace the whole document; kube then fails to decode that
 ARRAY_MERGE_PATCH = pytest.mark.xfail(
     reason="kube applies a non-object merge patch (the result [1] replaces the object) and answers 422 "
@@ -544,9 +536,9 @@ def test_missing_content_type_is_read_as_json(server: KubeliteProcess, ns: str) 
         ("POST", "", b'"just a string"', JSON, 400),
         ("POST", "", b"42", JSON, 400),
         ("POST", "", b'{"metadata": 5}', JSON, 400),
-        pytest.param("POST", "", b'{"metadata": {"name": 5}}', JSON, 400, marks=UNTYPED_DECODE),
+        pytest.param("POST", "", b'{"metadata": {"name": 5}}', JSON, 400),
         pytest.param(
-            "POST", "", b'{"metadata": {"name": "x", "labels": [1]}}', JSON, 400, marks=UNTYPED_DECODE
+            "POST", "", b'{"metadata": {"name": "x", "labels": [1]}}', JSON, 400
         ),
         ("POST", "", b"\xff\xfe\x00garbage", JSON, 400),
         ("POST", "", b"a: [b", YAML, 400),

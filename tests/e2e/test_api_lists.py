@@ -227,11 +227,6 @@ def test_continue_token_of_a_compacted_revision_is_expired(
     }
 
 
-@pytest.mark.xfail(
-    reason="kubelite's 410 for an expired continue token carries no metadata.continue: kube puts a new token "
-    "there (revision -1) that continues the list, inconsistently, at the latest revision",
-    strict=True,
-)
 def test_expired_continue_offers_a_token_for_the_rest(
     compacting: KubeliteProcess, request: pytest.FixtureRequest
 ) -> None:

@@ -150,6 +150,7 @@ def test_core_resource_list_with_subresources(discovery: Discovery) -> None:
                 "kind": "Namespace",
                 "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"],
                 "shortNames": ["ns"],
+                "storageVersionHash": "Q3oi5N2YM8M=",
             },
             {
                 "name": "namespaces/finalize",
@@ -173,6 +174,7 @@ def test_core_resource_list_with_subresources(discovery: Discovery) -> None:
                 "verbs": list(ALL_VERBS),
                 "shortNames": ["po"],
                 "categories": ["all"],
+                "storageVersionHash": "xPOwRZ+Yhw8=",
             },
             {
                 "name": "pods/binding",
@@ -207,6 +209,7 @@ def test_group_resource_list_names_the_scale_kind(discovery: Discovery) -> None:
                 "verbs": list(ALL_VERBS),
                 "shortNames": ["deploy"],
                 "categories": ["all"],
+                "storageVersionHash": "8aSe+NMegvE=",
             },
             {
                 "name": "deployments/scale",
@@ -339,6 +342,7 @@ def test_served_pods(served: Discovery) -> None:
         "verbs": list(ALL_VERBS),
         "shortNames": ["po"],
         "categories": ["all"],
+        "storageVersionHash": "xPOwRZ+Yhw8=",
     }
     assert entries["pods/status"] == {
         "name": "pods/status",

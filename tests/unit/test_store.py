@@ -169,9 +169,6 @@ def test_generate_name(tmp_path: Path) -> None:
     run(tmp_path, body)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="kube's name generator cuts generateName to 58 characters; kubelite does not"
-)
 def test_generate_name_is_cut_to_fit(tmp_path: Path) -> None:
     async def body(registry: Registry) -> None:
         base = "x" * 60

@@ -21,8 +21,73 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _walk(value: Any, schema: dict[str, Any], path: str, found: list[str]) -> None:
-    schema = _resolve(schema)
+_JSON_TYPE_NAMES = {str: "string", bool: "bool", int: "number", float: "number", list: "array", dict: "object"}
+
+
+def _type_error(value: Any, schema: dict[str, Any], path: str, owner: str, go_type: str) -> str | None:
+    """Go's json error when the value cannot decode into the field's type; None when it can."""
+    if value is None:
+        return None  # null decodes into any field as its zero value
+    declared = schema.get("type")
+    types = set(declared) if isinstance(declared, list) else {declared} if declared else set()
+    for option in schema.get("oneOf") or ():  # IntOrString, Quantity
+        option_type = option.get("type")
+        types.update(option_type if isinstance(option_type, list) else [option_type])
+    types.discard("null")
+    types.discard(None)
+    if not types:
+        return None
+    fits = {
+        "string": isinstance(value, str),
+        "integer": (isinstance(value, int) and not isinstance(value, bool))
+        or (isinstance(value, float) and value.is_integer()),
+        "number": isinstance(value, int | float) and not isinstance(value, bool),
+        "boolean": isinstance(value, bool),
+        "object": isinstance(value, dict),
+        "array": isinstance(value, list),
+    }
+    if any(fits.get(t, True) for t in types):
+        return None
+    return (
+        f"json: cannot unmarshal {_JSON_TYPE_NAMES.get(type(value), 'value')} into Go struct field "
+        f"{owner}.{path} of type {go_type or _go_type(schema, types)}"
+    )
+
+
+def _go_type(schema: dict[str, Any], types: set[str]) -> str:
+    if "string" in types and "integer" in types:
+        return "intstr.IntOrString"
+    kind = next(iter(sorted(types)))
+    if kind == "integer":
+        return "int32" if schema.get("format") == "int32" else "int64"
+    if kind == "array":
+        return "[]" + _go_type(_resolve(schema.get("items") or {}), {"string"}) if schema.get("items") else "[]"
+    if kind == "object":
+        extra = schema.get("additionalProperties")
+        return "map[string]string" if isinstance(extra, dict) else "struct"
+    return {"string": "string", "number": "float64", "boolean": "bool"}.get(kind, kind)
+
+
+def _walk(
+    value: Any,
+    schema: dict[str, Any],
+    path: str,
+    found: list[str],
+    mistyped: list[str] | None = None,
+    owner: str = "",
+) -> None:
+    """Prune unknown fields below `value`; `owner` is the Go struct that holds the field at `path`."""
+    ref = schema.get("$ref")
+    struct = ref.rsplit(".", 1)[-1] if isinstance(ref, str) else ""
+    resolved = _resolve(schema)
+    if mistyped is not None and path and len(mistyped) < _MAX_FINDINGS:
+        problem = _type_error(value, resolved, path, owner, f"v1.{struct}" if struct else "")
+        if problem is not None:
+            mistyped.append(problem)
+            return
+    schema = resolved
+    if struct:
+        owner = struct
     if schema.get("x-kubernetes-preserve-unknown-fields") or "oneOf" in schema:
         return
     if isinstance(value, dict):
@@ -32,9 +97,9 @@ def _walk(value: Any, schema: dict[str, Any], path: str, found: list[str]) -> No
         for key in sorted(value):
             child_path = f"{path}.{key}" if path else key
             if properties is not None and key in properties:
-                _walk(value[key], properties[key], child_path, found)
+                _walk(value[key], properties[key], child_path, found, mistyped, owner)
             elif isinstance(extra, dict):
-                _walk(value[key], extra, child_path, found)
+                _walk(value[key], extra, child_path, found, mistyped, owner)
             elif properties is not None:
                 if len(found) < _MAX_FINDINGS:  # the report is capped; the pruning is not
                     found.append(child_path)
@@ -43,16 +108,17 @@ def _walk(value: Any, schema: dict[str, Any], path: str, found: list[str]) -> No
         items = schema.get("items")
         if isinstance(items, dict):
             for index, child in enumerate(value):
-                _walk(child, items, f"{path}[{index}]", found)
+                _walk(child, items, f"{path}[{index}]", found, mistyped, owner)
 
 
-def prune_unknown_fields(spec: ResourceSpec, obj: Any) -> list[str]:
-    """Drop fields the kind's schema does not know, in place; returns their paths."""
+def prune_unknown_fields(spec: ResourceSpec, obj: Any, mistyped: list[str] | None = None) -> list[str]:
+    """Drop fields the kind's schema does not know, in place; returns their paths. With `mistyped`, also
+    collect the values whose JSON type does not fit their field (what decoding into Go types refuses)."""
     name = schemas.definition_for(spec.group, spec.version, spec.kind)
     if name is None:
         return []
     found: list[str] = []
-    _walk(obj, schemas.definitions()[name], "", found)
+    _walk(obj, {"$ref": "#/$defs/" + name}, "", found, mistyped, spec.kind)
     return found
 
 
@@ -111,7 +177,12 @@ def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
 
 def check(spec: ResourceSpec, obj: Any, body: bytes, directive: str | None, is_json: bool) -> list[str]:
     """Run the check the directive asks for; returns Warning header values, or raises a 400 for Strict."""
-    findings = [f'unknown field "{path}"' for path in prune_unknown_fields(spec, obj)]
+    mistyped: list[str] = []
+    findings = [f'unknown field "{path}"' for path in prune_unknown_fields(spec, obj, mistyped)]
+    if mistyped:
+        raise errors.bad_request(
+            f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {mistyped[0]}'
+        )
     if directive == "Ignore":  # still pruned: Ignore only silences what decoding drops
         return []
     # unset means Warn, as in kube
