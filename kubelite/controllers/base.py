@@ -6,8 +6,9 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
-from kubelite.registry.options import ListParams
+from kubelite.registry.options import ListParams, WriteParams
 from kubelite.registry.store import Store
 from kubelite.storage.interface import EventType
 
@@ -36,3 +37,18 @@ async def run_watch_loop(store: Store, reconcile: Reconcile, *, name: str) -> No
         except Exception:
             log.exception("%s: watch failed; restarting", name)
         await asyncio.sleep(0.1)
+
+
+async def ensure_exists(store: Store, namespace: str, obj: Obj) -> None:
+    """Create `obj` unless an object of its name exists. A lost race (409) or a namespace that is missing or
+    going away (404, 403) is not an error: the controller's next pass sees the truth."""
+    try:
+        await store.get(namespace, obj["metadata"]["name"])
+    except StatusError as exc:
+        if exc.code != 404:
+            raise
+        try:
+            await store.create(namespace, obj, WriteParams())
+        except StatusError as create_exc:
+            if create_exc.code not in (409, 403, 404):
+                raise

@@ -3,27 +3,12 @@ with its Endpoints pointing at the secure port (kube's bootstrap controller)."""
 
 from __future__ import annotations
 
-from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.controllers.base import ensure_exists
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import WriteParams
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-
-
-async def _ensure(registry: Registry, group: str, resource: str, namespace: str, obj: Obj) -> None:
-    store = registry.store(group, resource)
-    try:
-        await store.get(namespace, obj["metadata"]["name"])
-    except StatusError as exc:
-        if exc.code != 404:
-            raise
-        try:
-            await store.create(namespace, obj, WriteParams())
-        except StatusError as create_exc:
-            if create_exc.code != 409:
-                raise
-
 
 #: the priority classes kube-apiserver creates for system-critical pods
 SYSTEM_PRIORITY_CLASSES = (
@@ -42,12 +27,10 @@ SYSTEM_PRIORITY_CLASSES = (
 
 async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: str, secure_port: int) -> None:
     for name in SYSTEM_NAMESPACES:
-        await _ensure(registry, "", "namespaces", "", {"metadata": {"name": name}})
+        await ensure_exists(registry.store("", "namespaces"), "", {"metadata": {"name": name}})
     for name, value, description in SYSTEM_PRIORITY_CLASSES:
-        await _ensure(
-            registry,
-            "scheduling.k8s.io",
-            "priorityclasses",
+        await ensure_exists(
+            registry.store("scheduling.k8s.io", "priorityclasses"),
             "",
             {
                 "metadata": {"name": name},
@@ -56,10 +39,8 @@ async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: s
             },
         )
     labels = {"component": "apiserver", "provider": "kubernetes"}
-    await _ensure(
-        registry,
-        "",
-        "services",
+    await ensure_exists(
+        registry.store("", "services"),
         "default",
         {
             "metadata": {"name": "kubernetes", "namespace": "default", "labels": labels},

@@ -3,12 +3,9 @@
 
 from __future__ import annotations
 
-from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
-from kubelite.controllers.base import run_watch_loop
+from kubelite.controllers.base import ensure_exists, run_watch_loop
 from kubelite.registry.builtin import Registry
-from kubelite.registry.options import WriteParams
-from kubelite.registry.store import Store
 from kubelite.storage.interface import EventType
 
 ROOT_CA_DESCRIPTION = (
@@ -16,19 +13,6 @@ ROOT_CA_DESCRIPTION = (
     "the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of "
     "Kubernetes clusters."
 )
-
-
-async def _ensure(store: Store, namespace: str, obj: Obj) -> None:
-    try:
-        await store.get(namespace, obj["metadata"]["name"])
-    except StatusError as exc:
-        if exc.code != 404:
-            raise
-        try:
-            await store.create(namespace, obj, WriteParams())
-        except StatusError as create_exc:
-            if create_exc.code not in (409, 403, 404):  # raced, or the namespace is going away
-                raise
 
 
 async def run_serviceaccounts_controller(registry: Registry, ca_pem: str) -> None:
@@ -42,8 +26,8 @@ async def run_serviceaccounts_controller(registry: Registry, ca_pem: str) -> Non
         if meta.get("deletionTimestamp") or (namespace.get("status") or {}).get("phase") != "Active":
             return
         name = meta["name"]
-        await _ensure(accounts, name, {"metadata": {"name": "default", "namespace": name}})
-        await _ensure(
+        await ensure_exists(accounts, name, {"metadata": {"name": "default", "namespace": name}})
+        await ensure_exists(
             configmaps,
             name,
             {

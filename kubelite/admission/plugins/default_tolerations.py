@@ -4,6 +4,7 @@ unless they say otherwise (kube's `plugin/pkg/admission/defaulttolerationseconds
 from __future__ import annotations
 
 from kubelite.admission.chain import Attributes, Obj
+from kubelite.admission.plugins import created_pod_spec
 
 DEFAULT_SECONDS = 300
 _TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
@@ -11,20 +12,8 @@ _TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 class DefaultTolerationSeconds:
     async def admit(self, attrs: Attributes, obj: Obj | None, old: Obj | None) -> None:
-        spec = attrs.spec
-        if (
-            obj is None
-            or attrs.operation != "CREATE"
-            or attrs.subresource
-            or (spec.group, spec.resource)
-            != (
-                "",
-                "pods",
-            )
-        ):
-            return
-        pod_spec = obj.get("spec")
-        if not isinstance(pod_spec, dict):
+        pod_spec = created_pod_spec(attrs, obj)
+        if pod_spec is None:
             return
         tolerations = pod_spec.get("tolerations") or []
         for taint in _TAINTS:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubelite.admission.chain import Attributes, Obj
+from kubelite.admission.plugins import created_pod_spec
 
 MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 ROOT_CA_CONFIGMAP = "kube-root-ca.crt"
@@ -45,20 +46,8 @@ class ServiceAccountAdmission:
         self._get = get_service_account
 
     async def admit(self, attrs: Attributes, obj: Obj | None, old: Obj | None) -> None:
-        spec = attrs.spec
-        if (
-            obj is None
-            or attrs.operation != "CREATE"
-            or attrs.subresource
-            or (spec.group, spec.resource)
-            != (
-                "",
-                "pods",
-            )
-        ):
-            return
-        pod_spec = obj.get("spec")
-        if not isinstance(pod_spec, dict):
+        pod_spec = created_pod_spec(attrs, obj)
+        if pod_spec is None:
             return
         account = pod_spec.get("serviceAccountName") or pod_spec.get("serviceAccount") or "default"
         pod_spec["serviceAccountName"] = account

@@ -77,11 +77,7 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     write = params.write_params(request)
     body = await params.read_body(request)
     apply = _patcher(content_type, serializers.decode_body(body, content_type), scope.spec)
-    strategy = None
-    if info.subresource:
-        strategy = scope.subresource_strategies.get(info.subresource)
-        if strategy is None:
-            raise errors.not_found(scope.spec.group_resource, info.name)
+    strategy = scope.write_strategy(info.subresource, info.name)
     attrs = Attributes(
         "UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request), write.dry_run
     )

@@ -9,6 +9,7 @@ from typing import Protocol
 from aiohttp import web
 
 from kubelite.admission import AdmissionChain
+from kubelite.apimachinery import errors
 from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import Store
@@ -35,3 +36,12 @@ class RequestScope:
     #: bound handler for the default watch timeout (kube: min-request-timeout 1800s, randomized)
     watch_timeout: Callable[[], float] = lambda: 1800.0
     on_response: Callable[[], Awaitable[None]] | None = None
+
+    def write_strategy(self, subresource: str, name: str) -> Strategy | None:
+        """The strategy a PUT or PATCH uses: the resource's own (None) or its subresource's; 404 if neither."""
+        if not subresource:
+            return None
+        strategy = self.subresource_strategies.get(subresource)
+        if strategy is None:
+            raise errors.not_found(self.spec.group_resource, name)
+        return strategy

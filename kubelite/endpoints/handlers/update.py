@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from kubelite.admission import Attributes
-from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery import serializers
 from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
@@ -21,11 +21,7 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
     warnings = field_validation.check(
         scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
     )
-    strategy = None
-    if info.subresource:
-        strategy = scope.subresource_strategies.get(info.subresource)
-        if strategy is None:
-            raise errors.not_found(scope.spec.group_resource, info.name)
+    strategy = scope.write_strategy(info.subresource, info.name)
     attrs = Attributes(
         "UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request), write.dry_run
     )

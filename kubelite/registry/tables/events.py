@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from kubelite.apimachinery.duration import since
+from kubelite.registry.core.event_conversion import to_core
 from kubelite.registry.tables import descriptions as d
 from kubelite.registry.tables.base import Obj, TableSpec, col, dig, integer, name_col, name_of, text
 
@@ -28,23 +29,6 @@ EVENT_COLUMNS = [
     col("Count", "string", d.EVENT_COUNT, 1),
     name_col(1),
 ]
-
-#: events.k8s.io/v1 field -> the core/v1 field it converts to
-_EVENTS_V1_FIELDS = {
-    "regarding": "involvedObject",
-    "note": "message",
-    "reportingController": "reportingComponent",
-    "deprecatedSource": "source",
-    "deprecatedFirstTimestamp": "firstTimestamp",
-    "deprecatedLastTimestamp": "lastTimestamp",
-    "deprecatedCount": "count",
-}
-
-
-def as_core_event(event: Obj) -> Obj:
-    """An events.k8s.io/v1 Event with its fields renamed to their core/v1 names."""
-    return {_EVENTS_V1_FIELDS.get(key, key): value for key, value in event.items()}
-
 
 def _source(event: Obj) -> str:
     component = text(event, "source", "component") or text(event, "reportingComponent")
@@ -87,4 +71,4 @@ def event_row(event: Obj, now: datetime) -> list[Any]:
 
 
 EVENT_TABLE = TableSpec(EVENT_COLUMNS, event_row)
-EVENTS_V1_TABLE = TableSpec(EVENT_COLUMNS, lambda event, now: event_row(as_core_event(event), now))
+EVENTS_V1_TABLE = TableSpec(EVENT_COLUMNS, lambda event, now: event_row(to_core(event), now))
