@@ -318,7 +318,7 @@ class Store:
         await self.strategy.before_delete(current)
         meta = current["metadata"]
         grace = self.strategy.grace_period(current, params.grace_period_seconds)
-        if meta.get("finalizers") or grace > 0:
+        if meta.get("finalizers") or grace > 0 or _propagation_finalizer(params):
             return await self._mark_deleting(namespace, name, grace, params), False
         if params.dry_run:
             return current, True
@@ -339,6 +339,15 @@ class Store:
                 raise errors.not_found(self.spec.group_resource, name)
             self._check_preconditions(current, params)
             meta = current["metadata"]
+            wanted = _propagation_finalizer(params)
+            if wanted:
+                # Orphan and Foreground hand the object to the garbage collector, which removes the finalizer
+                # once it has orphaned or deleted the dependents (kube's deletionFinalizersForGarbageCollection)
+                other = GC_FOREGROUND if wanted == GC_ORPHAN else GC_ORPHAN
+                finalizers = [f for f in meta.get("finalizers") or [] if f != other]
+                if wanted not in finalizers:
+                    finalizers.append(wanted)
+                meta["finalizers"] = finalizers
             # deletionTimestamp is when the object should be gone: now plus the grace period (kube's BeforeDelete)
             deadline = rfc3339(now() + timedelta(seconds=grace))
             if not meta.get("deletionTimestamp"):
@@ -451,6 +460,19 @@ class Store:
             name = (obj.get("metadata") or {}).get("name") or ""
             causes = [Cause(e.reason, e.message, e.field) for e in field_errors]
             raise errors.invalid(self.spec.group, self.spec.kind, name, causes)
+
+
+#: the finalizers through which the garbage collector carries out a propagation policy
+GC_ORPHAN = "orphan"
+GC_FOREGROUND = "foregroundDeletion"
+
+
+def _propagation_finalizer(params: DeleteParams) -> str | None:
+    if params.propagation_policy == "Foreground":
+        return GC_FOREGROUND
+    if params.propagation_policy == "Orphan" or (params.propagation_policy is None and params.orphan_dependents):
+        return GC_ORPHAN
+    return None
 
 
 class _DryRun(Exception):

@@ -21,6 +21,7 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
+from kubelite.controllers.garbage_collector import run_garbage_collector
 from kubelite.controllers.namespace import run_namespace_controller
 from kubelite.controllers.podtermination import run_pod_termination_controller
 from kubelite.controllers.serviceaccounts import run_serviceaccounts_controller
@@ -94,6 +95,7 @@ class APIServer:
             run_namespace_controller(registry),
             run_serviceaccounts_controller(registry, pki.ca_cert.read_text()),
             run_pod_termination_controller(registry),
+            run_garbage_collector(registry),
         ):
             task = asyncio.create_task(loop)
             self._tasks.add(task)

@@ -451,18 +451,11 @@ def test_background_propagation_deletes_at_once(server: KubeliteProcess, ns: str
     assert server.http("GET", deployments(ns, "web")).status == 404
 
 
-NO_GARBAGE_COLLECTOR = pytest.mark.xfail(
-    reason="kubelite has no garbage collector, so it deletes at once whatever the propagationPolicy; kube "
-    "adds the orphan or foregroundDeletion finalizer and leaves the object to the collector",
-    strict=True,
-)
-
-
 @pytest.mark.parametrize(
     ("policy", "finalizer"),
     [
-        pytest.param("Orphan", "orphan", marks=NO_GARBAGE_COLLECTOR),
-        pytest.param("Foreground", "foregroundDeletion", marks=NO_GARBAGE_COLLECTOR),
+        pytest.param("Orphan", "orphan"),
+        pytest.param("Foreground", "foregroundDeletion"),
     ],
     ids=["orphan", "foreground"],
 )
