@@ -1,0 +1,1 @@
+"""Runnable examples of controllers built on kubelite.client (`python -m kubelite.client.examples.<name>`)."""
