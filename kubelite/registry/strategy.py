@@ -122,12 +122,13 @@ class StatusStrategy(Strategy):
             new["status"] = status
         # status writers may still change labels and annotations, as kube's status strategies allow
         meta = dict(old.get("metadata") or {})
-        for key in ("labels", "annotations", "resourceVersion"):
+        # managedFields are the field manager's record of this very write: they travel with it
+        for key in ("labels", "annotations", "resourceVersion", "managedFields"):
             if key == "labels" and self.parent.status_resets_labels:
                 continue
             if key in metadata:
                 meta[key] = metadata[key]
-            elif key != "resourceVersion":
+            elif key not in ("resourceVersion", "managedFields"):
                 meta.pop(key, None)
         new["metadata"] = meta
 

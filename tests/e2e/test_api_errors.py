@@ -491,11 +491,6 @@ def test_patch_with_a_type_that_is_no_patch_is_415(
     assert (result.status, status["reason"], status["code"]) == (415, "UnsupportedMediaType", 415)
 
 
-@pytest.mark.xfail(
-    reason="kubelite has no server-side apply, so its 415 for a patch leaves out "
-    "application/apply-patch+yaml, which kube lists among the patch types it accepts",
-    strict=True,
-)
 def test_patch_415_lists_kube_patch_types(server: KubeliteProcess, ns: str) -> None:
     assert server.http("POST", cm_path(ns), {"metadata": {"name": "a"}}).status == 201
     result = server.http("PATCH", cm_path(ns, "a"), b"{}", headers={"Content-Type": "text/plain"})

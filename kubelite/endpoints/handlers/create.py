@@ -8,6 +8,7 @@ from kubelite.admission import Attributes
 from kubelite.apimachinery import serializers
 from kubelite.apimachinery.meta import Obj
 from kubelite.endpoints.handlers import field_validation, params
+from kubelite.endpoints.handlers.field_tracking import manager_of, record_create
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
@@ -25,6 +26,7 @@ async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -
     attrs = Attributes(
         "CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request), write.dry_run
     )
+    obj = record_create(scope, obj, manager_of(request, write))
     await scope.admission.admit(attrs, obj)
 
     async def validate(final: Obj, old: Obj | None) -> None:

@@ -13,11 +13,13 @@ from aiohttp import web
 
 from kubelite.admission import Attributes
 from kubelite.apimachinery import errors, serializers
-from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.apimachinery.patch.json_patch import JSONPatchError, apply_json_patch
 from kubelite.apimachinery.patch.merge import apply_merge_patch
 from kubelite.apimachinery.patch.strategic import StrategicMergeError, apply_strategic_merge_patch
 from kubelite.endpoints.handlers import field_validation, params
+from kubelite.endpoints.handlers.apply import apply as server_side_apply
+from kubelite.endpoints.handlers.field_tracking import manager_of, record_update
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.endpoints.handlers.scope import RequestScope
@@ -68,11 +70,21 @@ def _patcher(content_type: str, patch: Any, spec: ResourceSpec) -> Callable[[Obj
 async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     content_type = serializers.content_type_of(request.headers.get("Content-Type"))
+    if content_type == serializers.APPLY_PATCH:
+        return await server_side_apply(request, scope, info)
     if content_type not in _SUPPORTED:
         raise errors.StatusError(
             415,
             "UnsupportedMediaType",
-            f"the body of the request was in an unknown format - accepted media types include: {', '.join(_SUPPORTED)}",
+            "the body of the request was in an unknown format - accepted media types include: "
+            + ", ".join((*_SUPPORTED, serializers.APPLY_PATCH)),
+        )
+    if "force" in request.query:
+        raise errors.invalid(
+            "meta.k8s.io",
+            "PatchOptions",
+            "",
+            [errors.Cause("FieldValueForbidden", "Forbidden: may not be specified for non-apply patch", "force")],
         )
     write = params.write_params(request)
     body = await params.read_body(request)
@@ -84,13 +96,16 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
 
     warnings: list[str] = []
     directive = request.query.get("fieldValidation")
+    manager = manager_of(request, write)
 
     async def patched(current: Obj | None) -> Obj:
         if current is None:
             raise errors.not_found(scope.spec.group_resource, info.name)
+        old = deep_copy(current)  # patches may share subtrees with current, and defaulting mutates
         new = apply(current)
         warnings[:] = field_validation.check(scope.spec, new, b"", directive, False)
-        await scope.admission.admit(attrs, new, current)
+        new = record_update(scope, old, new, manager, info.subresource)
+        await scope.admission.admit(attrs, new, old)
         return new
 
     async def validate(final: Obj, old: Obj | None) -> None:

@@ -8,6 +8,7 @@ from kubelite.admission import Attributes
 from kubelite.apimachinery import serializers
 from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.endpoints.handlers import field_validation, params
+from kubelite.endpoints.handlers.field_tracking import manager_of, record_create, record_update
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
@@ -26,8 +27,14 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         "UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request), write.dry_run
     )
 
+    manager = manager_of(request, write)
+
     async def replace(current: Obj | None) -> Obj:
         new = deep_copy(obj)
+        if current is None:  # a PUT that creates
+            new = record_create(scope, new, manager)
+        else:
+            new = record_update(scope, current, new, manager, info.subresource)
         await scope.admission.admit(attrs, new, current)
         return new
 

@@ -1,0 +1,334 @@
+"""Server-side apply's view of the built-in kinds, and the field managers of their endpoints.
+
+The apply machinery (kubelite.apimachinery.apply) works on schema nodes; this module builds them from the
+same kubernetes-validate definitions that back our OpenAPI documents, the way kube-openapi's schemaconv
+reads kube's own: `x-kubernetes-list-type` atomic/set/map with `x-kubernetes-list-map-keys`, else a list
+with patch strategy `merge` is a map-list by its merge key (a set without one), else atomic;
+`x-kubernetes-map-type` atomic or granular, also beside a `$ref`; objects without declared properties and
+preserve-unknown-fields objects take any keys; int-or-string, quantities and times are untyped scalars;
+RawExtension is atomic. Two facts the definitions lack come from elsewhere: which struct fields Go always
+writes and which it leaves out when zero (the protobuf schema's Go pointer/omitempty marks), because kube
+compares Go objects; and the `+default` of list key fields (ContainerPort and ServicePort protocol TCP).
+
+It also offers the two calls a write path makes to record managedFields (`track_create`, `track_update`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache, lru_cache
+from typing import Any
+
+from kubelite.apimachinery.apply.fieldmanager import FieldManager, manager_or_user_agent
+from kubelite.apimachinery.apply.fieldpath import Set
+from kubelite.apimachinery.apply.schema import (
+    BOOLEAN,
+    DEDUCED,
+    NUMERIC,
+    STRING,
+    UNTYPED,
+    UNTYPED_ATOMIC,
+    ListType,
+    MapType,
+    Node,
+)
+from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.protobuf import schema as protobuf_schema
+from kubelite.endpoints.openapi import schemas
+from kubelite.registry.spec import ResourceSpec
+
+_REF_PREFIX = "#/$defs/"
+_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+_RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+
+#: `+default` markers of list key fields, which the published definitions do not carry
+KEY_DEFAULTS: Mapping[str, Mapping[str, Any]] = {
+    "io.k8s.api.core.v1.ContainerPort": {"protocol": "TCP"},
+    "io.k8s.api.core.v1.ServicePort": {"protocol": "TCP"},
+}
+
+#: what Go writes for a zero value of a special protobuf message (their own JSON forms)
+_SPECIAL_ZERO: Mapping[str, Any] = {
+    "time": None,
+    "microtime": None,
+    "quantity": "0",
+    "intorstring": 0,
+    "rawextension": None,
+    "fieldsv1": None,
+    "list": None,
+}
+_SCALAR_ZERO: Mapping[str, Any] = {
+    "string": "",
+    "bool": False,
+    "int32": 0,
+    "int64": 0,
+    "uint32": 0,
+    "uint64": 0,
+    "double": 0,
+    "bytes": None,
+}
+
+
+def _message_of(definition: str) -> str:
+    """The protobuf message of an OpenAPI definition: io.k8s.api.apps.v1.Deployment -> k8s.io.api.apps.v1...."""
+    return "k8s.io." + definition.removeprefix("io.k8s.") if definition.startswith("io.k8s.") else definition
+
+
+class GoShapes:
+    """What Go writes for the fields of each message: the zero skeleton, and the omitted zero values."""
+
+    def __init__(self, messages: Mapping[str, list[Any]], special: Mapping[str, str]) -> None:
+        self._messages = messages
+        self._special = special
+        self._zero: dict[str, dict[str, Any]] = {}
+        self._omitted: dict[str, dict[str, Any]] = {}
+
+    def zero_fields(self, message: str) -> dict[str, Any]:
+        """Fields the Go type writes even when unset, with the value written."""
+        cached = self._zero.get(message)
+        if cached is not None:
+            return cached
+        out: dict[str, Any] = {}
+        self._zero[message] = out  # a non-pointer struct cannot contain itself; this only guards bad data
+        for row in self._messages.get(message, ()):
+            name, kind, mods = row[0], row[2], row[3]
+            if "i" in mods:
+                out.update(self.zero_fields(kind))
+                continue
+            if "z" in mods:
+                continue
+            if "p" in mods or "r" in mods or "m" in mods:
+                if "o" not in mods:
+                    out[name] = None  # a nil pointer, slice or map without omitempty is written as null
+                continue
+            if kind in _SCALAR_ZERO:
+                if "o" not in mods:
+                    out[name] = _SCALAR_ZERO[kind]
+                continue
+            special = self._special.get(kind)
+            if special is not None:
+                out[name] = _SPECIAL_ZERO.get(special)
+            else:  # a struct: omitempty does not leave it out
+                out[name] = self.zero_fields(kind)
+        return out
+
+    def omitted(self, message: str) -> dict[str, Any]:
+        """omitempty fields and the zero value that makes Go leave them out."""
+        cached = self._omitted.get(message)
+        if cached is not None:
+            return cached
+        out: dict[str, Any] = {}
+        self._omitted[message] = out
+        for row in self._messages.get(message, ()):
+            name, kind, mods = row[0], row[2], row[3]
+            if "i" in mods:
+                out.update(self.omitted(kind))
+            elif "o" not in mods or "p" in mods:
+                continue
+            elif "r" in mods:
+                out[name] = []
+            elif "m" in mods:
+                out[name] = {}
+            elif kind in _SCALAR_ZERO and _SCALAR_ZERO[kind] is not None:
+                out[name] = _SCALAR_ZERO[kind]
+        return out
+
+
+class SchemaBuilder:
+    """Schema nodes built on demand from named JSON-schema definitions (`#/$defs/<name>` references)."""
+
+    def __init__(self, definitions: Mapping[str, dict[str, Any]], shapes: GoShapes | None = None) -> None:
+        self._definitions = definitions
+        self._shapes = shapes
+        self._nodes: dict[tuple[str, bool | None, bool], Node] = {}
+
+    def definition(self, name: str, *, atomic: bool | None = None, preserve: bool = False) -> Node:
+        """The node of a definition; `atomic` overrides its map type (set beside the reference)."""
+        key = (name, atomic, preserve)
+        node = self._nodes.get(key)
+        if node is not None:
+            return node
+        if name in (_QUANTITY, _INT_OR_STRING):
+            node = self._nodes[key] = Node(scalar=UNTYPED, name=name)
+            return node
+        if name == _RAW_EXTENSION:
+            return UNTYPED_ATOMIC
+        schema = self._definitions.get(name)
+        if schema is None:
+            return DEDUCED
+        node = self._nodes[key] = Node(name=name)  # cached before it is filled: definitions may recurse
+        self._fill(node, schema, preserve, name)
+        if atomic is not None and node.map is not None:
+            node.map.atomic = atomic
+        return node
+
+    def node(self, schema: Mapping[str, Any], *, preserve: bool = False) -> Node:
+        """The node of an inline schema (a property, items, additionalProperties)."""
+        ref = self._ref(schema)
+        if ref is not None:
+            atomic = _map_atomic(schema)
+            return self.definition(ref, atomic=atomic, preserve=preserve)
+        node = Node()
+        self._fill(node, schema, preserve, "")
+        return node
+
+    def _ref(self, schema: Mapping[str, Any]) -> str | None:
+        ref = schema.get("$ref")
+        if ref is None:
+            all_of = schema.get("allOf")
+            if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
+                ref = all_of[0].get("$ref")
+        return ref.removeprefix(_REF_PREFIX) if isinstance(ref, str) else None
+
+    def _fill(self, node: Node, schema: Mapping[str, Any], preserve: bool, name: str) -> None:
+        if schema.get("x-kubernetes-preserve-unknown-fields") is True:
+            preserve = True
+        if "oneOf" in schema or "anyOf" in schema or schema.get("x-kubernetes-int-or-string"):
+            node.scalar = UNTYPED
+            return
+        declared = schema.get("type")
+        types = declared if isinstance(declared, list) else [declared] if declared else []
+        kind = next((t for t in types if t != "null"), "")
+        if kind == "object":
+            node.map = self._map(schema, preserve, name)
+        elif kind == "array":
+            node.list = self._list(schema, preserve)
+        elif kind in ("integer", "number"):
+            node.scalar = NUMERIC
+        elif kind == "boolean":
+            node.scalar = BOOLEAN
+        elif kind == "string":
+            node.scalar = STRING if schema.get("format", "") in ("", "byte") else UNTYPED
+        elif kind == "":
+            node.scalar = UNTYPED
+            node.list = self._list(schema, preserve) if "items" in schema else ListType(UNTYPED_ATOMIC, True)
+            node.map = self._map(schema, preserve, name)
+        else:
+            node.scalar = UNTYPED
+
+    def _map(self, schema: Mapping[str, Any], preserve: bool, name: str) -> MapType:
+        properties = schema.get("properties")
+        fields: dict[str, Node] = {}
+        if isinstance(properties, dict):
+            for key, prop in properties.items():
+                if isinstance(prop, dict):
+                    fields[key] = self.node(prop, preserve=preserve)
+        extra = schema.get("additionalProperties")
+        elem: Node | None
+        if isinstance(extra, dict):
+            elem = self.node(extra, preserve=preserve)
+        elif extra is True:
+            elem = DEDUCED
+        elif extra is False:
+            elem = None
+        else:  # no additionalProperties: free-form unless properties are declared
+            elem = DEDUCED if preserve or not fields else None
+        mtype = MapType(fields=fields, elem=elem, atomic=bool(_map_atomic(schema)))
+        if name:
+            mtype.defaults = dict(KEY_DEFAULTS.get(name, {}))
+            for key, prop in (properties or {}).items():
+                if isinstance(prop, dict) and "default" in prop:
+                    mtype.defaults.setdefault(key, prop["default"])
+            if self._shapes is not None:
+                message = _message_of(name)
+                mtype.zero = self._shapes.zero_fields(message)
+                mtype.omitted = self._shapes.omitted(message)
+        return mtype
+
+    def _list(self, schema: Mapping[str, Any], preserve: bool) -> ListType:
+        items = schema.get("items")
+        item = self.node(items, preserve=preserve) if isinstance(items, dict) else UNTYPED_ATOMIC
+        list_type = schema.get("x-kubernetes-list-type")
+        if list_type == "map":
+            keys = schema.get("x-kubernetes-list-map-keys")
+            names = tuple(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else ()
+            return ListType(item, atomic=False, keys=names)
+        if list_type == "set":
+            return ListType(item, atomic=False)
+        if list_type is not None:
+            return ListType(item, atomic=True)
+        if schema.get("x-kubernetes-patch-strategy") in ("merge", "merge,retainKeys"):
+            key = schema.get("x-kubernetes-patch-merge-key")
+            return ListType(item, atomic=False, keys=(key,) if isinstance(key, str) else ())
+        return ListType(item, atomic=True)
+
+
+def _map_atomic(schema: Mapping[str, Any]) -> bool | None:
+    value = schema.get("x-kubernetes-map-type")
+    if value == "atomic":
+        return True
+    if value == "granular":
+        return False
+    return None
+
+
+@cache
+def builder() -> SchemaBuilder:
+    """The builder over the definitions of the Kubernetes version we serve."""
+    proto = protobuf_schema.load()
+    return SchemaBuilder(schemas.definitions(), GoShapes(proto.messages, proto.special))
+
+
+def root_node(group: str, version: str, kind: str) -> Node:
+    """The schema of a kind; kinds without one take any fields (as kube treats schemaless objects)."""
+    name = schemas.definition_for(group, version, kind)
+    return DEDUCED if name is None else builder().definition(name)
+
+
+def reset_fields(spec: ResourceSpec, subresource: str, *, status_resets_labels: bool = False) -> Set:
+    """What an endpoint's writes may not own (kube's GetResetFields): status through the resource when it
+    has a status subresource; spec (and for some kinds the labels) through /status."""
+    if subresource == "status":
+        paths: list[tuple[str, ...]] = [("spec",)]
+        if status_resets_labels:
+            paths.append(("metadata", "labels"))
+        return Set.of(*paths)
+    if spec.subresource("status") is not None:
+        return Set.of(("status",))
+    return Set()
+
+
+@lru_cache(maxsize=512)
+def field_manager(spec: ResourceSpec, subresource: str = "", *, status_resets_labels: bool = False) -> FieldManager:
+    """The field manager of a resource or of one of its subresources."""
+    return FieldManager(
+        root_node(spec.group, spec.version, spec.kind),
+        spec.group,
+        spec.version,
+        spec.kind,
+        subresource=subresource,
+        reset_fields=reset_fields(spec, subresource, status_resets_labels=status_resets_labels),
+    )
+
+
+def track_create(spec: ResourceSpec, obj: Obj, manager: str) -> Obj:
+    """Record a create by `manager` in obj's managedFields (call it on the defaulted object)."""
+    return field_manager(spec).update(None, obj, manager)
+
+
+def track_update(
+    spec: ResourceSpec,
+    old: Obj | None,
+    new: Obj,
+    manager: str,
+    subresource: str = "",
+    *,
+    status_resets_labels: bool = False,
+) -> Obj:
+    """Record an update (PUT or non-apply PATCH) of `old` into `new` by `manager`; `old` None creates."""
+    manager_fm = field_manager(spec, subresource, status_resets_labels=status_resets_labels)
+    return manager_fm.update(old, new, manager)
+
+
+__all__ = [
+    "GoShapes",
+    "SchemaBuilder",
+    "builder",
+    "field_manager",
+    "manager_or_user_agent",
+    "reset_fields",
+    "root_node",
+    "track_create",
+    "track_update",
+]
