@@ -779,19 +779,19 @@ def test_migration_from_client_side_apply_as_kubectl_performs_it() -> None:
         ),
         pytest.param(
             cm() | {"spec": {}},
-            500,
+            400,
             "failed to create typed patch object (ns/cm; /v1, Kind=ConfigMap): .spec: field not declared in schema",
             id="undeclared-field",
         ),
         pytest.param(
             cm() | {"data": {"a": 1}},
-            500,
+            400,
             "failed to create typed patch object (ns/cm; /v1, Kind=ConfigMap): .data.a: expected string, got 1",
             id="wrong-scalar",
         ),
         pytest.param(
             cm() | {"metadata": {"name": "cm", "namespace": "ns", "generation": "x"}, "data": {"a": []}},
-            500,
+            400,
             "failed to create typed patch object (ns/cm; /v1, Kind=ConfigMap): errors:\n"
             "  .metadata.generation: expected numeric (int or float), got string\n"
             "  .data.a: expected string, got []",

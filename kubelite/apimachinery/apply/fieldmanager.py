@@ -229,8 +229,8 @@ class FieldManager:
         """Merge `config` into `live` (None: the object does not exist yet) for `manager`.
 
         Returns the new object with its managedFields; raises StatusError: 409 on conflicts, 400 for a
-        configuration of another kind or one carrying managedFields, 500 for one the schema refuses
-        (kube's typed conversion errors).
+        configuration of another kind, one carrying managedFields or one the schema refuses (kube's
+        typed conversion errors, which kube itself answers with a 500).
         """
         live_obj = live if live is not None else {}
         live_meta = live_obj.get("metadata") if isinstance(live_obj.get("metadata"), dict) else {}
@@ -270,8 +270,9 @@ class FieldManager:
         try:
             validate(self.root, config)
         except TypedError as exc:
+            # kube answers this with a 500; the configuration is the client's error, so it is a 400 here
             why = f"failed to create typed patch object ({self._describe(config)}): {exc}"
-            raise StatusError(500, "", why) from exc
+            raise errors.bad_request(why) from exc
         try:
             merged, fields = self.updater.apply(live, config, self.api_version, managed.fields, ident, force)
         except TypedError as exc:
