@@ -4,8 +4,9 @@ The body is an applied configuration, YAML or JSON, of the endpoint's kind. It r
 guaranteed update like every patch, so a lost race re-reads the object and applies again; an apply to a
 missing object creates it (201), except through a subresource. `fieldManager` is required, `force=true`
 takes fields other managers own; without it such fields are a 409 listing each conflict. Unknown fields
-and values of the wrong type fail as kube's typed conversion fails them (a 400 here; kube says 500); `fieldValidation=Strict`
-additionally refuses keys repeated in the YAML, as kube's strict YAML decoding does after the merge.
+and values of the wrong type fail with the text of kube's typed conversion (as a 400: kube says 500);
+`fieldValidation=Strict` additionally refuses keys repeated in the YAML, as kube's strict YAML decoding
+does after the merge.
 """
 
 from __future__ import annotations
