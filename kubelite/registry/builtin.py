@@ -19,7 +19,13 @@ from kubelite.registry.core.configmaps import ConfigMapStrategy
 from kubelite.registry.core.event_conversion import EventsV1Store
 from kubelite.registry.core.events import EventStrategy
 from kubelite.registry.core.namespaces import NamespaceFinalizeStrategy, NamespaceStrategy, mark_terminating
-from kubelite.registry.core.pods import PodStrategy
+from kubelite.registry.core.persistentvolumes import (
+    NodeStrategy,
+    PersistentVolumeClaimStrategy,
+    PersistentVolumeStrategy,
+)
+from kubelite.registry.core.pods import PodStrategy, PodTemplateStrategy
+from kubelite.registry.core.quotas import LimitRangeStrategy, ResourceQuotaStrategy
 from kubelite.registry.core.secrets import SecretStrategy
 from kubelite.registry.core.services import ServiceStore, ServiceStrategy
 from kubelite.registry.options import DeleteParams
@@ -28,11 +34,6 @@ from kubelite.registry.store import Store
 from kubelite.registry.strategy import StatusStrategy, Strategy
 from kubelite.storage.cacher import Cacher
 from kubelite.storage.interface import Storage
-
-
-class NodeStrategy(Strategy):
-    tracks_generation = False
-    selectable_fields = ("spec.unschedulable",)
 
 
 class SpecStrategy(Strategy):
@@ -88,10 +89,11 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("", "nodes"): NodeStrategy,
     ("", "serviceaccounts"): ServiceAccountStrategy,
     ("", "replicationcontrollers"): ReplicationControllerStrategy,
-    ("", "podtemplates"): DeletedObjectStrategy,
-    ("", "persistentvolumeclaims"): DeletedObjectStrategy,
-    ("", "persistentvolumes"): DeletedObjectStrategy,
-    ("", "resourcequotas"): DeletedObjectStrategy,
+    ("", "podtemplates"): PodTemplateStrategy,
+    ("", "persistentvolumeclaims"): PersistentVolumeClaimStrategy,
+    ("", "persistentvolumes"): PersistentVolumeStrategy,
+    ("", "resourcequotas"): ResourceQuotaStrategy,
+    ("", "limitranges"): LimitRangeStrategy,
     ("discovery.k8s.io", "endpointslices"): EndpointSliceStrategy,
     ("apps", "deployments"): DeploymentStrategy,
     ("apps", "replicasets"): ReplicaSetStrategy,

@@ -15,6 +15,7 @@ from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.apps.scale import to_scale, update_scale
+from kubelite.registry.core.pods import PodBindingStrategy
 
 
 async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
@@ -87,7 +88,7 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         return current
 
     pods = scope.store
-    await pods.update(info.namespace, name, bind, write, allow_create=False)
+    await pods.update(info.namespace, name, bind, write, allow_create=False, strategy=PodBindingStrategy(pods.spec))
     return write_object(
         {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}, negotiated, status=201
     )

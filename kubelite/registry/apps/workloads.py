@@ -1,5 +1,8 @@
 """Workloads with a pod template (deployments, replicasets, statefulsets, daemonsets, replication
-controllers, jobs, cronjobs): template defaults, selector rules, and what the scale subresource reads."""
+controllers, jobs, cronjobs): kube's defaults for each kind and its template, the validation each kind's
+strategy runs (in `registry.validation.workloads`), a Job's generated selector, and what the scale
+subresource reads.
+"""
 
 from __future__ import annotations
 
@@ -8,92 +11,45 @@ from typing import Any
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.selectors import SelectorError, label_selector_from_spec
 from kubelite.apimachinery.validation import FieldError
+from kubelite.registry.core.persistentvolumes import default_claim_spec
 from kubelite.registry.core.pods import default_pod_spec
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.validation import workloads as rules
+from kubelite.registry.validation.quantities import decode_quantities
+
+_INT32_MAX = 2**31 - 1
 
 
-def _template_spec(obj: Obj) -> dict[str, Any] | None:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return None
-    if obj.get("kind") == "CronJob":
-        spec = ((spec.get("jobTemplate") or {}).get("spec")) or {}
+def _template_labels(spec: dict[str, Any]) -> dict[str, Any] | None:
     template = spec.get("template")
-    if not isinstance(template, dict):
-        return None
-    pod_spec = template.get("spec")
-    return pod_spec if isinstance(pod_spec, dict) else None
+    meta = template.get("metadata") if isinstance(template, dict) else None
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return labels if isinstance(labels, dict) else None
 
 
 class WorkloadStrategy(Strategy):
+    """What every workload kind shares: quantities decoded and the pod template defaulted."""
+
     tracks_generation = True
-    #: kinds whose selector must match the template labels and may not change (apps/v1)
-    immutable_selector = True
     selectable_fields: tuple[str, ...] = ()
 
     def default(self, obj: Obj) -> None:
-        pod_spec = _template_spec(obj)
-        if pod_spec is not None:
-            default_pod_spec(pod_spec)
-        spec = obj.get("spec")
-        if isinstance(spec, dict) and obj.get("kind") in (
-            "Deployment",
-            "ReplicaSet",
-            "StatefulSet",
-            "ReplicationController",
-        ):
-            spec.setdefault("replicas", 1)
-        if isinstance(spec, dict):
-            self.default_spec(spec)
-
-    def default_spec(self, spec: dict[str, Any]) -> None:
-        pass
-
-    def validate(self, obj: Obj) -> list[FieldError]:
+        decode_quantities(self.spec, obj)
         spec = obj.get("spec")
         if not isinstance(spec, dict):
-            return [FieldError.required("spec", "")]
-        errs: list[FieldError] = []
-        replicas = spec.get("replicas")
-        if replicas is not None and (not isinstance(replicas, int) or replicas < 0):
-            errs.append(FieldError.invalid("spec.replicas", replicas, "must be greater than or equal to 0"))
-        if self.immutable_selector and obj.get("kind") not in ("Job", "CronJob", "ReplicationController"):
-            selector = spec.get("selector")
-            if not selector:
-                errs.append(FieldError.required("spec.selector", ""))
-            else:
-                labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
-                try:
-                    matches = label_selector_from_spec(selector).matches(labels)
-                except SelectorError as exc:
-                    errs.append(FieldError.invalid("spec.selector", selector, str(exc)))
-                    matches = True
-                if not matches:
-                    errs.append(
-                        FieldError.invalid(
-                            "spec.template.metadata.labels", labels, "`selector` does not match template `labels`"
-                        )
-                    )
-        pod_spec = _template_spec(obj)
-        if obj.get("kind") != "CronJob" and "template" not in spec:
-            errs.append(FieldError.required("spec.template", ""))
-        elif pod_spec is not None and not pod_spec.get("containers"):
-            path = (
-                "spec.jobTemplate.spec.template.spec.containers"
-                if obj.get("kind") == "CronJob"
-                else "spec.template.spec.containers"
-            )
-            errs.append(FieldError.required(path, ""))
-        return errs
+            return
+        pod_spec = self.pod_spec(spec)
+        if pod_spec is not None:
+            default_pod_spec(pod_spec)
+        self.default_spec(obj, spec)
 
-    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs = self.validate(new)
-        if self.immutable_selector and new.get("kind") in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
-            if (new.get("spec") or {}).get("selector") != (old.get("spec") or {}).get("selector"):
-                errs.append(
-                    FieldError.invalid("spec.selector", (new.get("spec") or {}).get("selector"), "field is immutable")
-                )
-        return errs
+    def pod_spec(self, spec: dict[str, Any]) -> dict[str, Any] | None:
+        template = spec.get("template")
+        pod_spec = template.get("spec") if isinstance(template, dict) else None
+        return pod_spec if isinstance(pod_spec, dict) else None
+
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        pass
 
 
 class DeploymentStrategy(WorkloadStrategy):
@@ -109,57 +65,152 @@ class DeploymentStrategy(WorkloadStrategy):
         annotations_changed = new_meta.get("annotations") != old_meta.get("annotations")
         return annotations_changed or super().spec_changed(new, old)
 
-    def default_spec(self, spec: dict[str, Any]) -> None:
-        strategy = spec.setdefault("strategy", {})
-        strategy.setdefault("type", "RollingUpdate")
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        """SetDefaults_Deployment."""
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+        strategy = spec.get("strategy")
+        if not isinstance(strategy, dict):
+            strategy = spec["strategy"] = {}
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
         if strategy["type"] == "RollingUpdate":
-            rolling = strategy.setdefault("rollingUpdate", {})
-            rolling.setdefault("maxUnavailable", "25%")
-            rolling.setdefault("maxSurge", "25%")
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("progressDeadlineSeconds", 600)
+            rolling = strategy.get("rollingUpdate")
+            if not isinstance(rolling, dict):
+                rolling = strategy["rollingUpdate"] = {}
+            if rolling.get("maxUnavailable") is None:
+                rolling["maxUnavailable"] = "25%"
+            if rolling.get("maxSurge") is None:
+                rolling["maxSurge"] = "25%"
+        if spec.get("revisionHistoryLimit") is None:
+            spec["revisionHistoryLimit"] = 10
+        if spec.get("progressDeadlineSeconds") is None:
+            spec["progressDeadlineSeconds"] = 600
 
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return rules.validate_deployment(obj)
 
-class StatefulSetStrategy(WorkloadStrategy):
-    def default_spec(self, spec: dict[str, Any]) -> None:
-        spec.setdefault("podManagementPolicy", "OrderedReady")
-        update = spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
-        if update.get("type") == "RollingUpdate":
-            update.setdefault("rollingUpdate", {"partition": 0})
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("persistentVolumeClaimRetentionPolicy", {"whenDeleted": "Retain", "whenScaled": "Retain"})
-
-
-class DaemonSetStrategy(WorkloadStrategy):
-    def default_spec(self, spec: dict[str, Any]) -> None:
-        update = spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
-        if update.get("type") == "RollingUpdate":
-            update.setdefault("rollingUpdate", {"maxUnavailable": 1, "maxSurge": 0})
-        spec.setdefault("revisionHistoryLimit", 10)
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return rules.validate_deployment(new) + rules.immutable_selector(new, old)
 
 
 class ReplicaSetStrategy(WorkloadStrategy):
     selectable_fields = ("status.replicas",)
 
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return rules.validate_replica_set(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return rules.validate_replica_set(new) + rules.immutable_selector(new, old)
+
+
+class StatefulSetStrategy(WorkloadStrategy):
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        """SetDefaults_StatefulSet, and the claim defaults of its volume claim templates."""
+        if not spec.get("podManagementPolicy"):
+            spec["podManagementPolicy"] = "OrderedReady"
+        update = spec.get("updateStrategy")
+        if not isinstance(update, dict):
+            update = spec["updateStrategy"] = {}
+        if not update.get("type"):
+            update["type"] = "RollingUpdate"
+            if not isinstance(update.get("rollingUpdate"), dict):
+                update["rollingUpdate"] = {}
+        rolling = update.get("rollingUpdate")
+        if update["type"] == "RollingUpdate" and isinstance(rolling, dict) and rolling.get("partition") is None:
+            rolling["partition"] = 0
+        retention = spec.get("persistentVolumeClaimRetentionPolicy")
+        if not isinstance(retention, dict):
+            retention = spec["persistentVolumeClaimRetentionPolicy"] = {}
+        for key in ("whenDeleted", "whenScaled"):
+            if not retention.get(key):
+                retention[key] = "Retain"
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+        if spec.get("revisionHistoryLimit") is None:
+            spec["revisionHistoryLimit"] = 10
+        for claim in spec.get("volumeClaimTemplates") if isinstance(spec.get("volumeClaimTemplates"), list) else []:
+            if not isinstance(claim, dict):
+                continue
+            # the templates are whole PersistentVolumeClaims: kube writes their type and defaults
+            claim.setdefault("apiVersion", "v1")
+            claim.setdefault("kind", "PersistentVolumeClaim")
+            if isinstance(claim.get("spec"), dict):
+                default_claim_spec(claim["spec"])
+            status = claim.get("status")
+            if not isinstance(status, dict):
+                status = claim["status"] = {}
+            if not status.get("phase"):
+                status["phase"] = "Pending"
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return rules.validate_stateful_set(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return rules.validate_stateful_set_update(new, old) + rules.immutable_selector(new, old)
+
+
+class DaemonSetStrategy(WorkloadStrategy):
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        """SetDefaults_DaemonSet."""
+        update = spec.get("updateStrategy")
+        if not isinstance(update, dict):
+            update = spec["updateStrategy"] = {}
+        if not update.get("type"):
+            update["type"] = "RollingUpdate"
+        if update["type"] == "RollingUpdate":
+            rolling = update.get("rollingUpdate")
+            if not isinstance(rolling, dict):
+                rolling = update["rollingUpdate"] = {}
+            if rolling.get("maxUnavailable") is None:
+                rolling["maxUnavailable"] = 1
+            if rolling.get("maxSurge") is None:
+                rolling["maxSurge"] = 0
+        if spec.get("revisionHistoryLimit") is None:
+            spec["revisionHistoryLimit"] = 10
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return rules.validate_daemon_set(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return rules.validate_daemon_set(new) + rules.immutable_selector(new, old)
+
 
 class ReplicationControllerStrategy(WorkloadStrategy):
-    immutable_selector = False
     selectable_fields = ("status.replicas",)
 
-    def default_spec(self, spec: dict[str, Any]) -> None:
-        labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
-        if not spec.get("selector") and labels:
-            spec["selector"] = dict(labels)
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        """SetDefaults_ReplicationController: selector and labels from the template's labels."""
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+        labels = _template_labels(spec)
+        if labels is not None:
+            if not spec.get("selector"):
+                spec["selector"] = dict(labels)
+            meta = obj.get("metadata")
+            if isinstance(meta, dict) and not meta.get("labels"):
+                meta["labels"] = dict(labels)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return rules.validate_replication_controller(obj)
 
 
 def _generate_job_selector(obj: Obj, spec: dict[str, Any]) -> None:
     """kube's generateSelector: the pods of a job carry its name and uid (under the legacy keys too), and
     the job selects its uid. Labels and selector terms the user set are kept."""
-    meta = obj.get("metadata") or {}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     template = spec.get("template")
     if not isinstance(template, dict):
         return
-    labels = template.setdefault("metadata", {}).setdefault("labels", {})
+    if not isinstance(template.get("metadata"), dict):
+        template["metadata"] = {}
+    labels = template["metadata"].get("labels")
+    if not isinstance(labels, dict):
+        labels = template["metadata"]["labels"] = {}
     for key in ("job-name", "batch.kubernetes.io/job-name"):
         labels.setdefault(key, meta.get("name", ""))
     for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
@@ -173,8 +224,30 @@ def _generate_job_selector(obj: Obj, spec: dict[str, Any]) -> None:
     match.setdefault("batch.kubernetes.io/controller-uid", meta.get("uid", ""))
 
 
+def default_job_spec(spec: dict[str, Any]) -> None:
+    """The JobSpec part of SetDefaults_Job."""
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = _INT32_MAX if spec.get("backoffLimitPerIndex") is not None else 6
+    if not spec.get("completionMode"):
+        spec["completionMode"] = "NonIndexed"
+    if spec.get("suspend") is None:
+        spec["suspend"] = False
+    failure_policy = spec.get("podFailurePolicy")
+    if isinstance(failure_policy, dict):
+        for rule in failure_policy.get("rules") or []:
+            for pattern in (rule.get("onPodConditions") or []) if isinstance(rule, dict) else []:
+                if isinstance(pattern, dict) and not pattern.get("status"):
+                    pattern["status"] = "True"
+    if not spec.get("podReplacementPolicy"):
+        spec["podReplacementPolicy"] = "Failed" if isinstance(failure_policy, dict) else "TerminatingOrFailed"
+
+
 class JobStrategy(WorkloadStrategy):
-    immutable_selector = False
     selectable_fields = ("status.successful",)
 
     def prepare_for_create(self, obj: Obj) -> None:
@@ -182,33 +255,48 @@ class JobStrategy(WorkloadStrategy):
         spec = obj.get("spec")
         if isinstance(spec, dict) and not spec.get("manualSelector"):
             _generate_job_selector(obj, spec)
+            # kube defaults a job's labels from its template's on every read, so the generated ones show
+            meta = obj.get("metadata")
+            labels = _template_labels(spec)
+            if isinstance(meta, dict) and not meta.get("labels") and labels is not None:
+                meta["labels"] = dict(labels)
 
-    def default_spec(self, spec: dict[str, Any]) -> None:
-        spec.setdefault("parallelism", 1)
-        spec.setdefault("completions", 1)
-        spec.setdefault("backoffLimit", 6)
-        spec.setdefault("completionMode", "NonIndexed")
-        spec.setdefault("suspend", False)
-        spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
-        pod_spec = (spec.get("template") or {}).get("spec")
-        if isinstance(pod_spec, dict) and "restartPolicy" not in (spec.get("template") or {}).get("spec", {}):
-            pod_spec["restartPolicy"] = "Never"
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        default_job_spec(spec)
+        meta = obj.get("metadata")
+        labels = _template_labels(spec)
+        if isinstance(meta, dict) and not meta.get("labels") and labels is not None:
+            meta["labels"] = dict(labels)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return rules.validate_job(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return rules.validate_job_update(new, old)
 
 
 class CronJobStrategy(WorkloadStrategy):
-    immutable_selector = False
+    def pod_spec(self, spec: dict[str, Any]) -> dict[str, Any] | None:
+        job_template = spec.get("jobTemplate")
+        job_spec = job_template.get("spec") if isinstance(job_template, dict) else None
+        return super().pod_spec(job_spec) if isinstance(job_spec, dict) else None
 
-    def default_spec(self, spec: dict[str, Any]) -> None:
-        spec.setdefault("concurrencyPolicy", "Allow")
-        spec.setdefault("suspend", False)
-        spec.setdefault("successfulJobsHistoryLimit", 3)
-        spec.setdefault("failedJobsHistoryLimit", 1)
+    def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
+        """SetDefaults_CronJob (the job template gets only its pod template's defaults)."""
+        if not spec.get("concurrencyPolicy"):
+            spec["concurrencyPolicy"] = "Allow"
+        if spec.get("suspend") is None:
+            spec["suspend"] = False
+        if spec.get("successfulJobsHistoryLimit") is None:
+            spec["successfulJobsHistoryLimit"] = 3
+        if spec.get("failedJobsHistoryLimit") is None:
+            spec["failedJobsHistoryLimit"] = 1
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        errs = super().validate(obj)
-        if not (obj.get("spec") or {}).get("schedule"):
-            errs.append(FieldError.required("spec.schedule", ""))
-        return errs
+        return rules.validate_cron_job(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return rules.validate_cron_job_update(new, old)
 
 
 def scale_selector(obj: Obj) -> str:

@@ -1,57 +1,32 @@
-"""ConfigMaps: key syntax, the 1 MiB size limit, immutability."""
+"""ConfigMaps: key syntax, the 1 MiB total, and immutability once `immutable: true` is set (the rules live in
+`registry.validation.configdata`)."""
 
 from __future__ import annotations
-
-import re
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.validation.configdata import (
+    MAX_SIZE,
+    canonical_base64,
+    is_config_map_key,
+    validate_config_map,
+    validate_config_map_update,
+)
 
-MAX_CONFIG_MAP_BYTES = 1024 * 1024
-_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+MAX_CONFIG_MAP_BYTES = MAX_SIZE
 
-
-def is_config_map_key(key: str) -> list[str]:
-    """kube's IsConfigMapKey, shared by configmaps and secrets."""
-    msgs: list[str] = []
-    if len(key) > 253:
-        msgs.append("must be no more than 253 characters")
-    if not _KEY.fullmatch(key):
-        msgs.append(
-            "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or "
-            "'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"
-        )
-    if key == ".":
-        msgs.append("must not be '.'")
-    elif key == "..":
-        msgs.append("must not be '..'")
-    elif key.startswith(".."):
-        msgs.append("must not start with '..'")
-    return msgs
+__all__ = ["MAX_CONFIG_MAP_BYTES", "ConfigMapStrategy", "is_config_map_key"]
 
 
 class ConfigMapStrategy(Strategy):
     tracks_generation = False
 
+    def default(self, obj: Obj) -> None:
+        canonical_base64(self.spec, obj, "binaryData")
+
     def validate(self, obj: Obj) -> list[FieldError]:
-        errs: list[FieldError] = []
-        total = 0
-        for section in ("data", "binaryData"):
-            for key, value in (obj.get(section) or {}).items():
-                for msg in is_config_map_key(key):
-                    errs.append(FieldError.invalid(f"{section}[{key}]", key, msg))
-                total += len(key) + len(str(value))
-        if total > MAX_CONFIG_MAP_BYTES:
-            errs.append(FieldError.too_long("", "", MAX_CONFIG_MAP_BYTES))
-        return errs
+        return validate_config_map(obj)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs = self.validate(new)
-        if old.get("immutable") and (
-            new.get("data") != old.get("data")
-            or new.get("binaryData") != old.get("binaryData")
-            or not new.get("immutable")
-        ):
-            errs.append(FieldError.forbidden("data", "field is immutable when `immutable` is set"))
-        return errs
+        return validate_config_map_update(new, old)

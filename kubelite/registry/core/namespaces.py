@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.strategy import StatusStrategy, Strategy
+from kubelite.registry.validation.cluster import validate_namespace
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 FINALIZER = "kubernetes"
@@ -36,6 +38,12 @@ class NamespaceStrategy(Strategy):
         labels = meta.get("labels") or {}
         labels[NAME_LABEL] = meta.get("name", "")
         meta["labels"] = labels
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return validate_namespace(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return []  # kube checks only the metadata of an updated namespace
 
     def grace_period(self, obj: Obj, requested: int | None) -> int:
         return 0

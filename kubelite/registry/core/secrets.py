@@ -1,16 +1,22 @@
-"""Secrets: write-only `stringData` folded into base64 `data`; `type` defaults to Opaque."""
+"""Secrets: `type` defaults to Opaque; write-only `stringData` is folded into base64 `data`, as kube's decoder
+does, and `data` that is not base64 is refused there (a 400, before validation); then key syntax, the 1 MiB
+total, the keys each well-known type requires and immutability (in `registry.validation.configdata`)."""
 
 from __future__ import annotations
 
 import base64
-import binascii
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
-from kubelite.registry.core.configmaps import is_config_map_key
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.validation.configdata import (
+    MAX_SIZE,
+    canonical_base64,
+    validate_secret,
+    validate_secret_update,
+)
 
-MAX_SECRET_BYTES = 1024 * 1024
+MAX_SECRET_BYTES = MAX_SIZE
 
 
 class SecretStrategy(Strategy):
@@ -18,7 +24,9 @@ class SecretStrategy(Strategy):
     selectable_fields = ("type",)
 
     def default(self, obj: Obj) -> None:
-        obj.setdefault("type", "Opaque")
+        canonical_base64(self.spec, obj, "data")
+        if not obj.get("type"):
+            obj["type"] = "Opaque"
         string_data = obj.pop("stringData", None)
         if isinstance(string_data, dict):
             data = obj.get("data") or {}
@@ -27,23 +35,7 @@ class SecretStrategy(Strategy):
             obj["data"] = data
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        errs: list[FieldError] = []
-        total = 0
-        for key, value in (obj.get("data") or {}).items():
-            for msg in is_config_map_key(key):
-                errs.append(FieldError.invalid(f"data[{key}]", key, msg))
-            try:
-                total += len(base64.b64decode(str(value), validate=True))
-            except (binascii.Error, ValueError):
-                errs.append(FieldError.invalid(f"data[{key}]", "<secret contents redacted>", "illegal base64 data"))
-        if total > MAX_SECRET_BYTES:
-            errs.append(FieldError.too_long("data", "", MAX_SECRET_BYTES))
-        return errs
+        return validate_secret(obj)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs = self.validate(new)
-        if new.get("type") != old.get("type"):
-            errs.append(FieldError.invalid("type", new.get("type"), "field is immutable"))
-        if old.get("immutable") and (new.get("data") != old.get("data") or not new.get("immutable")):
-            errs.append(FieldError.forbidden("data", "field is immutable when `immutable` is set"))
-        return errs
+        return validate_secret_update(new, old)

@@ -1,4 +1,5 @@
-"""Services: defaults, ClusterIP and NodePort allocation, immutable clusterIP."""
+"""Services: kube's defaults and validation (see `registry.validation.services`), ClusterIP and NodePort
+allocation around the store's writes."""
 
 from __future__ import annotations
 
@@ -10,12 +11,45 @@ from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAlloca
 from kubelite.registry.options import DeleteParams, WriteParams
 from kubelite.registry.store import Store, ValidateFunc
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.validation.services import (
+    externally_accessible,
+    validate_service,
+    validate_service_update,
+)
 
-_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+_DEFAULT_AFFINITY_SECONDS = 10800
 
 
 def _needs_node_ports(spec: dict[str, Any]) -> bool:
     return spec.get("type") in ("NodePort", "LoadBalancer")
+
+
+def default_service_spec(spec: dict[str, Any]) -> None:
+    """SetDefaults_Service (every type, ExternalName included)."""
+    if not spec.get("sessionAffinity"):
+        spec["sessionAffinity"] = "None"
+    if spec["sessionAffinity"] == "None":
+        spec.pop("sessionAffinityConfig", None)
+    elif spec["sessionAffinity"] == "ClientIP":
+        config = spec.get("sessionAffinityConfig")
+        client_ip = config.get("clientIP") if isinstance(config, dict) else None
+        if not isinstance(client_ip, dict) or client_ip.get("timeoutSeconds") is None:
+            spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": _DEFAULT_AFFINITY_SECONDS}}
+    if not spec.get("type"):
+        spec["type"] = "ClusterIP"
+    for port in spec.get("ports") if isinstance(spec.get("ports"), list) else []:
+        if not isinstance(port, dict):
+            continue
+        if not port.get("protocol"):
+            port["protocol"] = "TCP"
+        if port.get("targetPort") in (None, 0, ""):
+            port["targetPort"] = port.get("port", 0)
+    if externally_accessible(spec) and not spec.get("externalTrafficPolicy"):
+        spec["externalTrafficPolicy"] = "Cluster"
+    if spec.get("internalTrafficPolicy") is None and spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec["internalTrafficPolicy"] = "Cluster"
+    if spec["type"] == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
+        spec["allocateLoadBalancerNodePorts"] = True
 
 
 class ServiceStrategy(Strategy):
@@ -28,58 +62,17 @@ class ServiceStrategy(Strategy):
 
     def default(self, obj: Obj) -> None:
         spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return
-        spec.setdefault("type", "ClusterIP")
-        if spec["type"] == "ExternalName":
-            return
-        spec.setdefault("sessionAffinity", "None")
-        spec.setdefault("internalTrafficPolicy", "Cluster")
-        if _needs_node_ports(spec):
-            spec.setdefault("externalTrafficPolicy", "Cluster")
-            if spec["type"] == "LoadBalancer":
-                spec.setdefault("allocateLoadBalancerNodePorts", True)
-        for port in spec.get("ports") or []:
-            if isinstance(port, dict):
-                port.setdefault("protocol", "TCP")
-                if "targetPort" not in port and "port" in port:
-                    port["targetPort"] = port["port"]
+        if isinstance(spec, dict):
+            default_service_spec(spec)
+        status = obj.get("status")
+        ingress = ((status or {}).get("loadBalancer") or {}).get("ingress") if isinstance(status, dict) else None
+        if isinstance(spec, dict) and spec.get("type") == "LoadBalancer" and isinstance(ingress, list):
+            for entry in ingress:
+                if isinstance(entry, dict) and entry.get("ip") and entry.get("ipMode") is None:
+                    entry["ipMode"] = "VIP"
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        spec = obj.get("spec")
-        errs: list[FieldError] = []
-        if not isinstance(spec, dict):
-            return [FieldError.required("spec", "")]
-        if spec.get("type") not in _TYPES:
-            errs.append(FieldError.not_supported("spec.type", spec.get("type"), list(_TYPES)))
-        if spec.get("type") == "ExternalName":
-            if not spec.get("externalName"):
-                errs.append(FieldError.required("spec.externalName", ""))
-            return errs
-        ports = spec.get("ports") or []
-        if not ports and spec.get("clusterIP") != "None":
-            errs.append(FieldError.required("spec.ports", ""))
-        names: set[str] = set()
-        for i, port in enumerate(ports):
-            if not isinstance(port, dict):
-                errs.append(FieldError.invalid(f"spec.ports[{i}]", port, "must be an object"))
-                continue
-            number = port.get("port")
-            if not isinstance(number, int) or not 1 <= number <= 65535:
-                errs.append(
-                    FieldError.invalid(f"spec.ports[{i}].port", number, "must be between 1 and 65535, inclusive")
-                )
-            if len(ports) > 1 and not port.get("name"):
-                errs.append(FieldError.required(f"spec.ports[{i}].name", ""))
-            if port.get("name"):
-                if port["name"] in names:
-                    errs.append(FieldError.duplicate(f"spec.ports[{i}].name", port["name"]))
-                names.add(port["name"])
-            if port.get("protocol") not in ("TCP", "UDP", "SCTP"):
-                errs.append(
-                    FieldError.not_supported(f"spec.ports[{i}].protocol", port.get("protocol"), ["SCTP", "TCP", "UDP"])
-                )
-        return errs
+        return validate_service(obj)
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         super().prepare_for_update(new, old)
@@ -98,12 +91,7 @@ class ServiceStrategy(Strategy):
                             port["nodePort"] = kept
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs = self.validate(new)
-        old_ip = (old.get("spec") or {}).get("clusterIP")
-        new_ip = (new.get("spec") or {}).get("clusterIP")
-        if old_ip and new_ip and old_ip != new_ip and (new.get("spec") or {}).get("type") != "ExternalName":
-            errs.append(FieldError.invalid("spec.clusterIPs[0]", [new_ip], "may not change once set"))
-        return errs
+        return validate_service_update(new, old)
 
 
 class ServiceStore(Store):

@@ -1,0 +1,132 @@
+"""Quantities as kube decodes them: every Quantity field of a built-in object, found through the published
+schema, is parsed and written back in canonical form, and core/v1 resource lists are rounded up to milli
+precision (kube's `SetDefaults_ResourceList`). A quantity that does not parse is the decoder's 400, worded
+as kube words it (`Pod in version "v1" cannot be handled as a Pod: quantities must match ...`).
+
+This runs first in a strategy's `default`, where kube's decode (and defaulting) would have run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Final
+
+from kubelite.apimachinery import errors
+from kubelite.apimachinery.errors import StatusError
+from kubelite.apimachinery.quantity import QuantityError, quantity_from_json
+from kubelite.endpoints.openapi import schemas
+from kubelite.registry.spec import ResourceSpec
+
+_REF_PREFIX: Final = "#/$defs/"
+#: core/v1's ResourceList maps get the milli round-up; other groups' quantity maps do not
+_ROUNDED_PREFIX: Final = "io.k8s.api.core.v1."
+_MILLI: Final = -3
+
+
+@cache
+def _reaching() -> frozenset[str]:
+    """Definitions from which a Quantity can be reached (reverse reachability over the references)."""
+    definitions = schemas.definitions()
+    users: dict[str, set[str]] = {}
+    for name, definition in definitions.items():
+        for target in schemas.references(definition):
+            users.setdefault(target, set()).add(name)
+    found = {schemas.QUANTITY}
+    pending = [schemas.QUANTITY]
+    while pending:
+        for user in users.get(pending.pop(), ()):
+            if user not in found:
+                found.add(user)
+                pending.append(user)
+    return frozenset(found)
+
+
+def _ref(schema: dict[str, Any]) -> str | None:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+        return ref[len(_REF_PREFIX) :]
+    return None
+
+
+_REACHES: dict[int, bool] = {}
+
+
+def _reaches(schema: Any) -> bool:
+    """Whether a Quantity can appear below `schema`; memoized, since the schemas live as long as the process."""
+    if not isinstance(schema, dict):
+        return False
+    known = _REACHES.get(id(schema))
+    if known is None:
+        ref = _ref(schema)
+        if ref is not None:
+            known = ref in _reaching()
+        else:
+            known = (
+                _reaches(schema.get("items"))
+                or _reaches(schema.get("additionalProperties"))
+                or any(_reaches(sub) for sub in (schema.get("properties") or {}).values())
+            )
+        _REACHES[id(schema)] = known
+    return known
+
+
+Convert = Callable[[Any, bool], str]
+
+
+def _visit(holder: Any, key: Any, schema: dict[str, Any], owner: str, convert: Convert, in_list: bool) -> None:
+    value = holder[key]
+    if value is None:
+        return
+    ref = _ref(schema)
+    if ref == schemas.QUANTITY:
+        holder[key] = convert(value, in_list)
+        return
+    if ref is not None:
+        owner = ref
+        schema = schemas.definitions().get(ref, {})
+    if isinstance(value, dict):
+        properties = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if isinstance(properties, dict):
+            for child in list(value):
+                sub = properties.get(child)
+                if _reaches(sub):
+                    _visit(value, child, sub, owner, convert, False)
+        elif isinstance(extra, dict) and _reaches(extra):
+            rounded = _ref(extra) == schemas.QUANTITY and owner.startswith(_ROUNDED_PREFIX)
+            for child in list(value):
+                _visit(value, child, extra, owner, convert, rounded)
+    elif isinstance(value, list):
+        items = schema.get("items")
+        if _reaches(items):
+            for index in range(len(value)):
+                _visit(value, index, items, owner, convert, False)
+
+
+def _canonical(raw: Any, resource_list: bool) -> str:
+    quantity = quantity_from_json(raw)
+    if resource_list:
+        quantity = quantity.round_up(_MILLI)
+    return str(quantity)
+
+
+def canonicalize_quantities(obj: dict[str, Any], group: str, version: str, kind: str) -> None:
+    """Rewrite every quantity of `obj` in place; raises QuantityError for the first that does not parse."""
+    name = schemas.definition_for(group, version, kind)
+    if name is None or name not in _reaching():
+        return
+    holder = {"object": obj}
+    _visit(holder, "object", {"$ref": _REF_PREFIX + name}, name, _canonical, False)
+
+
+def decode_quantities(spec: ResourceSpec, obj: dict[str, Any]) -> None:
+    """canonicalize_quantities for a resource, failing as kube's decoder does."""
+    try:
+        canonicalize_quantities(obj, spec.group, spec.version, spec.kind)
+    except QuantityError as exc:
+        raise decode_error(spec, str(exc)) from exc
+
+
+def decode_error(spec: ResourceSpec, message: str) -> StatusError:
+    return errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {message}')
