@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any
 
+from kubelite.apimachinery import schema_definitions as schemas
 from kubelite.apimachinery.apply.fieldmanager import FieldManager, manager_or_user_agent
 from kubelite.apimachinery.apply.fieldpath import Set
 from kubelite.apimachinery.apply.schema import (
@@ -34,7 +35,6 @@ from kubelite.apimachinery.apply.schema import (
 )
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.protobuf import schema as protobuf_schema
-from kubelite.endpoints.openapi import schemas
 from kubelite.registry.spec import ResourceSpec
 
 _REF_PREFIX = "#/$defs/"

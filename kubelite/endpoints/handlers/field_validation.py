@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from kubelite.apimachinery import errors
-from kubelite.endpoints.openapi import schemas
+from kubelite.apimachinery import schema_definitions as schemas
 from kubelite.registry.spec import ResourceSpec
 
 _MAX_FINDINGS = 100

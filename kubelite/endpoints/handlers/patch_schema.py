@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from kubelite.endpoints.openapi import schemas
+from kubelite.apimachinery import schema_definitions as schemas
 
 _REF_PREFIX = "#/$defs/"
 _STRATEGY = "x-kubernetes-patch-strategy"

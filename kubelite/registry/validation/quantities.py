@@ -13,9 +13,9 @@ from functools import cache
 from typing import Any, Final
 
 from kubelite.apimachinery import errors
+from kubelite.apimachinery import schema_definitions as schemas
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.quantity import QuantityError, quantity_from_json
-from kubelite.endpoints.openapi import schemas
 from kubelite.registry.spec import ResourceSpec
 
 _REF_PREFIX: Final = "#/$defs/"
