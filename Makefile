@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint unit e2e clean
+.PHONY: serve test lint unit e2e clean bench
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ unit: $(STAMP)
 
 e2e: $(STAMP)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/e2e
+
+bench: $(STAMP)
+	bash bench/prepare.sh $(PYTHON) && $(BIN)/python -m bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) kubelite-data
