@@ -60,6 +60,10 @@ class Store:
         except storage_errors.KeyNotFound as exc:
             raise errors.not_found(self.spec.group_resource, name) from exc
 
+    def peek(self, namespace: str, name: str) -> Obj | None:
+        """The watch cache's copy (shared, read-only, possibly a moment old), as informer-fed lookups see it."""
+        return self.storage.peek(self.key(namespace, name))
+
     async def list(self, namespace: str, params: ListParams) -> Obj:
         prefix = self.list_prefix(namespace)
         opts = self._list_options(prefix, params)

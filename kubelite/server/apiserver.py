@@ -139,6 +139,10 @@ class APIServer:
         namespaces = registry.store("", "namespaces")
 
         async def get_namespace(name: str) -> Obj | None:
+            # kube's plugin reads an informer's cache first and asks storage only when the cache lacks it
+            cached = namespaces.peek("", name)
+            if cached is not None:
+                return cached
             try:
                 return await namespaces.get("", name)
             except StatusError as exc:

@@ -159,6 +159,10 @@ class Cacher:
     async def get(self, key: str) -> Obj:
         return await self.storage.get(key)
 
+    def peek(self, key: str) -> Obj | None:
+        """The cached object (shared: do not mutate), possibly a moment behind storage; None if not cached."""
+        return self._objects.get(key)
+
     async def guaranteed_update(
         self,
         key: str,
