@@ -36,17 +36,7 @@ except ImportError:  # pragma: no cover - depends on the wheel
 
 def force_param(query: Any) -> bool:
     """`force`, parsed as kube's query decoding parses a bool."""
-    value = query.get("force")
-    if value is None:
-        return False
-    lowered = value.lower()
-    if lowered in ("true", "1", ""):
-        return True
-    if lowered in ("false", "0"):
-        return False
-    raise errors.bad_request(
-        f'invalid value for force: "{value}": strconv.ParseBool: parsing "{value}": invalid syntax'
-    )
+    return bool(params.query_bool(query, "force"))
 
 
 def require_field_manager(query: Any) -> None:

@@ -19,7 +19,8 @@ MAX_BODY_BYTES = 3 * 1024 * 1024
 _FIELD_VALIDATION = ("Ignore", "Warn", "Strict")
 
 
-def _bool(query: Mapping[str, str], name: str) -> bool | None:
+def query_bool(query: Mapping[str, str], name: str) -> bool | None:
+    """A boolean query parameter as kube's query decoding parses it; None when absent."""
     value = query.get(name)
     if value is None:
         return None
@@ -57,8 +58,8 @@ def list_params(query: Mapping[str, str]) -> ListParams:
         resource_version_match=query.get("resourceVersionMatch") or None,
         limit=max(limit, 0),
         continue_token=query.get("continue") or None,
-        allow_watch_bookmarks=bool(_bool(query, "allowWatchBookmarks")),
-        send_initial_events=_bool(query, "sendInitialEvents"),
+        allow_watch_bookmarks=bool(query_bool(query, "allowWatchBookmarks")),
+        send_initial_events=query_bool(query, "sendInitialEvents"),
         timeout_seconds=_int(query, "timeoutSeconds"),
     )
 
