@@ -1,64 +1,93 @@
 """Namespace deletion (kube's namespace controller): once a namespace is terminating, delete everything in
-it, then remove the `kubernetes` finalizer, and the namespace goes."""
+it, then remove the `kubernetes` finalizer, and the namespace goes.
+
+Built on kubelite.client's machinery: an informer on namespaces (over the registry, see informers.py) feeds
+namespace names into a work queue; workers reconcile one name at a time, so a namespace is never finalized by two
+workers at once while several namespaces are emptied side by side.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
-from kubelite.controllers.base import run_watch_loop
+from kubelite.client.cache.listers import Lister
+from kubelite.client.controller import Controller
+from kubelite.client.errors import NotFound
+from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.registry.builtin import Registry
 from kubelite.registry.core.namespaces import FINALIZER
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
-from kubelite.storage.interface import EventType
 
-log = logging.getLogger(__name__)
+#: kube-controller-manager's default --concurrent-namespace-syncs
+WORKERS = 10
+#: seconds between passes while content is still going away (pods in their grace period, finalizers)
+RECHECK_AFTER = 1.0
+#: passes to wait for content before the namespace is finalized regardless
+MAX_PASSES = 600
+
+
+class NamespaceController:
+    def __init__(self, registry: Registry, namespaces: Lister) -> None:
+        self.registry = registry
+        self.namespaces = namespaces
+        self.store = registry.store("", "namespaces")
+        self.finalize = registry.status_strategies[("", "namespaces")]["finalize"]
+        #: passes made so far over each terminating namespace's content
+        self._passes: dict[str, int] = {}
+
+    async def reconcile(self, name: str) -> float | None:
+        try:
+            namespace = self.namespaces.get(name)
+        except NotFound:
+            self._passes.pop(name, None)
+            return None
+        if not namespace["metadata"].get("deletionTimestamp"):
+            self._passes.pop(name, None)
+            return None
+        try:
+            if await self._delete_content(name):
+                passes = self._passes[name] = self._passes.get(name, 0) + 1
+                if passes < MAX_PASSES:
+                    return RECHECK_AFTER
+            self._passes.pop(name, None)
+            await self._finalize(name)
+        except StatusError as exc:
+            if exc.code != 404:
+                raise
+            self._passes.pop(name, None)
+        return None
+
+    async def _delete_content(self, name: str) -> int:
+        """Delete every namespaced object of `name` at once; how many are still terminating."""
+        remaining = 0
+        for store in self.registry.stores.values():
+            if not store.spec.namespaced:
+                continue
+            deleted = await store.delete_collection(name, ListParams(), DeleteParams(grace_period_seconds=0))
+            remaining += len([o for o in deleted["items"] if o["metadata"].get("deletionTimestamp")])
+        return remaining
+
+    async def _finalize(self, name: str) -> None:
+        async def drop_finalizer(current: Obj | None) -> Obj:
+            if current is None:
+                raise StatusError(404, "NotFound", "gone")
+            spec = dict(current.get("spec") or {})
+            spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != FINALIZER]
+            current["spec"] = spec
+            return current
+
+        await self.store.update("", name, drop_finalizer, WriteParams(), strategy=self.finalize, allow_create=False)
+        await self.store.delete("", name, DeleteParams())
 
 
 async def run_namespace_controller(registry: Registry) -> None:
-    namespaces = registry.store("", "namespaces")
-    finalize = registry.status_strategies[("", "namespaces")]["finalize"]
-    in_progress: set[str] = set()
-    tasks: set[asyncio.Task[None]] = set()
-
-    async def finish(name: str) -> None:
-        try:
-            for _ in range(600):
-                remaining = 0
-                for store in registry.stores.values():
-                    if not store.spec.namespaced:
-                        continue
-                    deleted = await store.delete_collection(name, ListParams(), DeleteParams(grace_period_seconds=0))
-                    remaining += len([o for o in deleted["items"] if o["metadata"].get("deletionTimestamp")])
-                if not remaining:
-                    break
-                await asyncio.sleep(1)
-
-            async def drop_finalizer(current: Obj | None) -> Obj:
-                if current is None:
-                    raise StatusError(404, "NotFound", "gone")
-                spec = dict(current.get("spec") or {})
-                spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != FINALIZER]
-                current["spec"] = spec
-                return current
-
-            await namespaces.update("", name, drop_finalizer, WriteParams(), strategy=finalize, allow_create=False)
-            await namespaces.delete("", name, DeleteParams())
-        except StatusError as exc:
-            if exc.code != 404:
-                log.warning("deleting namespace %s: %s", name, exc)
-        finally:
-            in_progress.discard(name)
-
-    async def reconcile(namespace: Obj, event: EventType) -> None:
-        meta = namespace["metadata"]
-        if event is EventType.DELETED or not meta.get("deletionTimestamp") or meta["name"] in in_progress:
-            return
-        in_progress.add(meta["name"])
-        task = asyncio.create_task(finish(meta["name"]), name=f"delete namespace {meta['name']}")
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-
-    await run_watch_loop(namespaces, reconcile, name="namespace")
+    """Run the namespace informer and controller until cancelled."""
+    factory = RegistryInformerFactory(registry)
+    namespaces = factory.for_resource("", "namespaces")
+    controller = Controller("namespace", NamespaceController(registry, namespaces.lister).reconcile, workers=WORKERS)
+    controller.watch(namespaces.informer)
+    factory.start()
+    try:
+        await controller.run()
+    finally:
+        await factory.shutdown()

@@ -17,7 +17,7 @@ ALLOWED: dict[str, set[str]] = {
     "auth": {"apimachinery", "util"},
     "registry": {"apimachinery", "util", "storage"},
     "admission": {"apimachinery", "util", "auth", "registry"},
-    "controllers": {"apimachinery", "util", "storage", "registry"},
+    "controllers": {"apimachinery", "util", "storage", "registry", "client"},
     "client": {"apimachinery", "util"},
     "endpoints": {"apimachinery", "util", "storage", "auth", "registry", "admission"},
     "server": {"apimachinery", "util", "storage", "auth", "registry", "admission", "controllers", "endpoints"},

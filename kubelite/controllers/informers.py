@@ -1,0 +1,196 @@
+"""Informers over the registry, without HTTP: kubelite.client's reflectors and caches fed by a `Store` directly.
+
+`StoreListerWatcher` is the client's ListerWatcher for one registry store: `list` is the store's list (pages,
+resourceVersion and selectors as the HTTP handler would pass them) and `watch` is the store's watch, its events
+reshaped into the client's `WatchEvent` (a bookmark, which the store sends as a bare revision, becomes an object
+carrying only `metadata.resourceVersion`, as on the wire). A failure `Status` from the store becomes the client's
+`ApiError` of that Status, so a 410 is `Expired` and the reflector relists exactly as it would against a server.
+
+`RegistryInformerFactory` keeps one `SharedIndexInformer` per (group, resource), so in-process controllers share
+a cache per resource the way controllers of kube-controller-manager share theirs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from kubelite.apimachinery.errors import StatusError
+from kubelite.apimachinery.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
+from kubelite.client.cache.factory import GenericInformer
+from kubelite.client.cache.listers import Lister
+from kubelite.client.cache.listwatch import ListOptions
+from kubelite.client.cache.shared_informer import SharedIndexInformer
+from kubelite.client.cache.wait import wait_for_cache_sync
+from kubelite.client.clock import Clock, RealClock
+from kubelite.client.errors import ApiError
+from kubelite.client.watch import INITIAL_EVENTS_END_ANNOTATION, WatchEvent
+from kubelite.registry.builtin import Registry
+from kubelite.registry.options import ListParams
+from kubelite.registry.store import Store
+from kubelite.storage.cacher import CacheWatcher
+from kubelite.storage.interface import EventType
+from kubelite.storage.interface import WatchEvent as StorageEvent
+
+
+def api_error(exc: StatusError) -> ApiError:
+    """The client's error for a registry failure: the same Status, so the same class as over HTTP."""
+    return ApiError.from_status(exc.to_status(), code=exc.code)
+
+
+class StoreWatch:
+    """One store watch as the client's `Watch`. Ends when the store ends it (a watcher that fell behind), when
+    `close()` is called, or after the `timeoutSeconds` the reflector asked for, as a server's watch would."""
+
+    def __init__(self, watcher: CacheWatcher, store: Store, *, timeout: float | None = None) -> None:
+        self._watcher = watcher
+        self._store = store
+        loop = asyncio.get_running_loop()
+        self._deadline = None if timeout is None else loop.time() + timeout
+        self.closed = False
+
+    def __aiter__(self) -> StoreWatch:
+        return self
+
+    async def __anext__(self) -> WatchEvent:
+        if self.closed:
+            raise StopAsyncIteration
+        if self._deadline is None:
+            event = await anext(self._watcher)
+        else:
+            remaining = self._deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                await self.close()
+                raise StopAsyncIteration
+            try:
+                event = await asyncio.wait_for(anext(self._watcher), remaining)
+            except TimeoutError:
+                await self.close()
+                raise StopAsyncIteration from None
+        return self._convert(event)
+
+    def _convert(self, event: StorageEvent) -> WatchEvent:
+        if event.type is EventType.BOOKMARK:
+            return WatchEvent("BOOKMARK", self._bookmark(event))
+        return WatchEvent(event.type.value, event.obj)  # type: ignore[arg-type]
+
+    def _bookmark(self, event: StorageEvent) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"resourceVersion": str(event.revision)}
+        if event.obj.get("initialEventsEnd"):
+            metadata["annotations"] = {INITIAL_EVENTS_END_ANNOTATION: "true"}
+        spec = self._store.spec
+        return {"apiVersion": spec.api_version, "kind": spec.kind, "metadata": metadata}
+
+    async def close(self) -> None:
+        self.closed = True
+        self._watcher.stop()
+
+
+class StoreListerWatcher:
+    """The client's ListerWatcher over one registry store: all namespaces, or one, with fixed selectors."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        namespace: str = "",
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> None:
+        self.store = store
+        self.namespace = namespace
+        # parsed once: a bad selector is the caller's mistake, reported at construction
+        self.label_selector: LabelSelector | None = (
+            parse_label_selector(label_selector) if label_selector else None
+        )
+        self.field_selector: FieldSelector | None = (
+            parse_field_selector(field_selector) if field_selector else None
+        )
+
+    def _params(self, options: ListOptions) -> ListParams:
+        return ListParams(
+            label_selector=self.label_selector,
+            field_selector=self.field_selector,
+            resource_version=options.resource_version,
+            resource_version_match=options.resource_version_match,
+            limit=options.limit or 0,
+            continue_token=options.continue_token,
+            allow_watch_bookmarks=options.allow_watch_bookmarks,
+            send_initial_events=options.send_initial_events,
+            timeout_seconds=options.timeout_seconds,
+        )
+
+    async def list(self, options: ListOptions) -> dict[str, Any]:
+        try:
+            result = await self.store.list(self.namespace, self._params(options))
+        except StatusError as exc:
+            raise api_error(exc) from exc
+        spec = self.store.spec
+        # the items are the watch cache's own objects: never let a consumer complete them in place
+        result["items"] = [
+            item
+            if "apiVersion" in item and "kind" in item
+            else {"apiVersion": spec.api_version, "kind": spec.kind, **item}
+            for item in result["items"]
+        ]
+        return result
+
+    async def watch(self, options: ListOptions) -> StoreWatch:
+        try:
+            watcher = await self.store.watch(self.namespace, self._params(options))
+        except StatusError as exc:
+            raise api_error(exc) from exc
+        timeout = float(options.timeout_seconds) if options.timeout_seconds else None
+        return StoreWatch(watcher, self.store, timeout=timeout)
+
+
+class RegistryInformerFactory:
+    """One shared informer (and lister) per (group, resource) of a registry. `start()` runs those not yet
+    running, `wait_for_cache_sync()` waits for them, `shutdown()` stops them all."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        default_resync: float = 0.0,
+        use_watch_list: bool = True,
+        clock: Clock | None = None,
+    ) -> None:
+        self.registry = registry
+        self.default_resync = default_resync
+        self.use_watch_list = use_watch_list
+        self.clock = clock or RealClock()
+        self._informers: dict[tuple[str, str], GenericInformer] = {}
+        self._started: set[tuple[str, str]] = set()
+
+    def for_resource(self, group: str, resource: str) -> GenericInformer:
+        key = (group, resource)
+        existing = self._informers.get(key)
+        if existing is not None:
+            return existing
+        store = self.registry.store(group, resource)
+        informer = SharedIndexInformer(
+            StoreListerWatcher(store),
+            name=f"{resource}.{group}" if group else resource,
+            resync_period=self.default_resync,
+            use_watch_list=self.use_watch_list,
+            clock=self.clock,
+        )
+        generic = GenericInformer(informer, Lister(informer.indexer, resource=resource, group=group))
+        self._informers[key] = generic
+        return generic
+
+    def start(self) -> None:
+        for key, generic in self._informers.items():
+            if key not in self._started:
+                self._started.add(key)
+                generic.informer.start()
+
+    async def wait_for_cache_sync(self, *, timeout: float | None = None) -> bool:
+        checks = [self._informers[key].informer.has_synced for key in self._started]
+        return await wait_for_cache_sync(*checks, timeout=timeout, clock=self.clock)
+
+    async def shutdown(self) -> None:
+        for generic in self._informers.values():
+            await generic.informer.stop()
+        self._started.clear()

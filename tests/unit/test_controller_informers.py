@@ -1,0 +1,355 @@
+"""kubelite.client's ListerWatcher over a registry store (controllers/informers.py), the informers built on it,
+and the namespace controller that runs on them: a real SQLiteStorage and registry, no HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvloop
+
+from kubelite.apimachinery.meta import Obj
+from kubelite.client.cache.listwatch import ListOptions
+from kubelite.client.errors import ApiError, BadRequest, Expired, Invalid
+from kubelite.client.watch import INITIAL_EVENTS_END_ANNOTATION, WatchEvent
+from kubelite.controllers.informers import RegistryInformerFactory, StoreListerWatcher, StoreWatch
+from kubelite.controllers.namespace import run_namespace_controller
+from kubelite.registry import builtin
+from kubelite.registry.builtin import Registry, build_registry
+from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.store import Store
+from kubelite.storage.cacher import Cacher
+from kubelite.storage.sqlite import SQLiteStorage
+
+Body = Callable[[Registry], Awaitable[None]]
+
+
+def run(tmp_path: Path, body: Body) -> None:
+    async def main() -> None:
+        storage = await SQLiteStorage.open(tmp_path)
+        registry = await build_registry(storage)
+        try:
+            await body(registry)
+        finally:
+            for cacher in registry.cachers:
+                await cacher.close()
+            await storage.close()
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(asyncio.wait_for(main(), 30))
+
+
+def configmaps(registry: Registry) -> Store:
+    return registry.store("", "configmaps")
+
+
+def configmap(name: str, namespace: str = "default", labels: dict[str, str] | None = None) -> Obj:
+    meta: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
+
+
+async def seed(registry: Registry) -> list[Obj]:
+    """default/a (app=web), default/b (app=db), kube-public/c (app=web)."""
+    store = configmaps(registry)
+    return [
+        await store.create("default", configmap("a", labels={"app": "web"}), WriteParams()),
+        await store.create("default", configmap("b", labels={"app": "db"}), WriteParams()),
+        await store.create("kube-public", configmap("c", "kube-public", {"app": "web"}), WriteParams()),
+    ]
+
+
+def names(objects: list[Obj]) -> list[str]:
+    return [f"{o['metadata'].get('namespace', '')}/{o['metadata']['name']}" for o in objects]
+
+
+async def take(watch: StoreWatch, count: int) -> list[WatchEvent]:
+    return [await asyncio.wait_for(anext(watch), 5) for _ in range(count)]
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    async def loop() -> None:
+        while not await check():
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(loop(), timeout)
+
+
+# -- list ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("namespace", "label_selector", "field_selector", "expected"),
+    [
+        ("", None, None, ["default/a", "default/b", "kube-public/c"]),
+        ("default", None, None, ["default/a", "default/b"]),
+        ("", "app=web", None, ["default/a", "kube-public/c"]),
+        ("", None, "metadata.name=b", ["default/b"]),
+        ("default", "app=web", "metadata.name!=a", []),
+    ],
+    ids=["everything", "one-namespace", "label-selector", "field-selector", "all-three"],
+)
+def test_list_honours_namespace_and_selectors(
+    tmp_path: Path, namespace: str, label_selector: str | None, field_selector: str | None, expected: list[str]
+) -> None:
+    async def body(registry: Registry) -> None:
+        await seed(registry)
+        lister_watcher = StoreListerWatcher(
+            configmaps(registry),
+            namespace=namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+        )
+        result = await lister_watcher.list(ListOptions())
+        assert names(result["items"]) == expected
+        assert (result["apiVersion"], result["kind"]) == ("v1", "ConfigMapList")
+        assert result["metadata"]["resourceVersion"] == str(configmaps(registry).storage.revision)
+        assert {(i["apiVersion"], i["kind"]) for i in result["items"]} <= {("v1", "ConfigMap")}
+
+    run(tmp_path, body)
+
+
+def test_list_pages_with_limit_and_continue(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        created = await seed(registry)
+        lister_watcher = StoreListerWatcher(configmaps(registry))
+        first = await lister_watcher.list(ListOptions(resource_version="0", limit=2))
+        token = first["metadata"]["continue"]
+        second = await lister_watcher.list(ListOptions(limit=2, continue_token=token))
+        assert (names(first["items"]), names(second["items"]), "continue" in second["metadata"]) == (
+            ["default/a", "default/b"],
+            ["kube-public/c"],
+            False,
+        )
+        assert first["metadata"]["remainingItemCount"] == 1
+        assert second["metadata"]["resourceVersion"] == created[-1]["metadata"]["resourceVersion"]
+
+    run(tmp_path, body)
+
+
+def test_list_items_missing_their_kind_get_it_on_a_copy(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        store = configmaps(registry)
+        await store.create("default", configmap("a"), WriteParams())
+        cached = store.peek("default", "a")
+        assert cached is not None
+        bare = {k: v for k, v in cached.items() if k not in ("apiVersion", "kind")}
+
+        async def bare_list(namespace: str, params: ListParams) -> Obj:
+            return {"apiVersion": "v1", "kind": "ConfigMapList", "metadata": {"resourceVersion": "1"},
+                    "items": [bare]}  # fmt: skip
+
+        store.list = bare_list  # type: ignore[method-assign]
+        result = await StoreListerWatcher(store).list(ListOptions())
+        assert (result["items"][0]["apiVersion"], result["items"][0]["kind"], "kind" in bare) == (
+            "v1",
+            "ConfigMap",
+            False,
+        )
+
+    run(tmp_path, body)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "code", "message"),
+    [
+        (
+            ListOptions(resource_version="abc"),
+            BadRequest,
+            400,
+            'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+        ),
+        (
+            ListOptions(resource_version="0", resource_version_match="Exact"),
+            Invalid,
+            422,
+            'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" '
+            'is forbidden for resourceVersion "0"',
+        ),
+    ],
+    ids=["unparsable-resource-version", "exact-at-zero"],
+)
+def test_list_failures_are_the_clients_errors(
+    tmp_path: Path, options: ListOptions, error: type[ApiError], code: int, message: str
+) -> None:
+    async def body(registry: Registry) -> None:
+        with pytest.raises(ApiError) as caught:
+            await StoreListerWatcher(configmaps(registry)).list(options)
+        assert (type(caught.value), caught.value.code, caught.value.message) == (error, code, message)
+
+    run(tmp_path, body)
+
+
+# -- watch ---------------------------------------------------------------------------------------------------
+
+
+def test_watch_reshapes_changes(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        store = configmaps(registry)
+        start = str(store.storage.revision)
+        watch = await StoreListerWatcher(store, namespace="default").watch(ListOptions(resource_version=start))
+        created = await store.create("default", configmap("a"), WriteParams())
+
+        async def relabel(current: Obj | None) -> Obj:
+            assert current is not None
+            current["metadata"]["labels"] = {"x": "y"}
+            return current
+
+        updated, _ = await store.update("default", "a", relabel, WriteParams())
+        deleted, _ = await store.delete("default", "a", DeleteParams())
+        events = await take(watch, 3)
+        await watch.close()
+        assert [(e.type, e.object["metadata"]["name"], e.resource_version) for e in events] == [
+            ("ADDED", "a", created["metadata"]["resourceVersion"]),
+            ("MODIFIED", "a", updated["metadata"]["resourceVersion"]),
+            ("DELETED", "a", deleted["metadata"]["resourceVersion"]),
+        ]
+
+    run(tmp_path, body)
+
+
+def test_watch_list_ends_its_initial_events_with_an_annotated_bookmark(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        await seed(registry)
+        store = configmaps(registry)
+        options = ListOptions(
+            resource_version="",
+            resource_version_match="NotOlderThan",
+            send_initial_events=True,
+            allow_watch_bookmarks=True,
+        )
+        watch = await StoreListerWatcher(store, label_selector="app=web").watch(options)
+        events = await take(watch, 3)
+        await watch.close()
+        assert [(e.type, e.is_initial_events_end()) for e in events] == [
+            ("ADDED", False),
+            ("ADDED", False),
+            ("BOOKMARK", True),
+        ]
+        assert names([e.object for e in events[:2]]) == ["default/a", "kube-public/c"]
+        assert events[2].object == {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "resourceVersion": str(store.storage.revision),
+                "annotations": {INITIAL_EVENTS_END_ANNOTATION: "true"},
+            },
+        }
+
+    run(tmp_path, body)
+
+
+def test_a_progress_bookmark_carries_only_a_resource_version(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        store = configmaps(registry)
+        start = str(store.storage.revision)
+        watch = await StoreListerWatcher(store).watch(ListOptions(resource_version=start, allow_watch_bookmarks=True))
+        created = await store.create("default", configmap("a"), WriteParams())
+        [added] = await take(watch, 1)
+        store.storage.send_bookmarks()
+        [bookmark] = await take(watch, 1)
+        await watch.close()
+        revision = created["metadata"]["resourceVersion"]
+        assert (added.type, added.resource_version, bookmark.type, bookmark.object) == (
+            "ADDED",
+            revision,
+            "BOOKMARK",
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"resourceVersion": revision}},
+        )
+
+    run(tmp_path, body)
+
+
+def test_a_watch_from_a_compacted_revision_is_expired(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builtin, "Cacher", functools.partial(Cacher, window_size=2))
+
+    async def body(registry: Registry) -> None:
+        created = [*await seed(registry), await configmaps(registry).create("default", configmap("d"), WriteParams())]
+        # a window of two keeps the last two events (c, d): everything after b's revision
+        assert await configmaps(registry).storage.wait_until_fresh(int(created[-1]["metadata"]["resourceVersion"]))
+        first = created[0]["metadata"]["resourceVersion"]
+        with pytest.raises(Expired) as caught:
+            await StoreListerWatcher(configmaps(registry)).watch(ListOptions(resource_version=first))
+        oldest = int(created[1]["metadata"]["resourceVersion"])
+        assert (caught.value.code, caught.value.reason, caught.value.message) == (
+            410,
+            "Expired",
+            f"too old resource version: {first} ({oldest})",
+        )
+
+    run(tmp_path, body)
+
+
+@pytest.mark.parametrize("how", ["timeout", "close"], ids=["its-timeout", "close"])
+def test_a_watch_ends(tmp_path: Path, how: str) -> None:
+    async def body(registry: Registry) -> None:
+        store = configmaps(registry)
+        watcher = await store.watch("", ListParams(resource_version=str(store.storage.revision)))
+        watch = StoreWatch(watcher, store, timeout=0.05 if how == "timeout" else None)
+        if how == "close":
+            await watch.close()
+        events = [event async for event in watch]
+        assert (events, watch.closed, watcher.stopped) == ([], True, True)
+
+    run(tmp_path, body)
+
+
+# -- informers -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use_watch_list", [True, False], ids=["watch-list", "list-then-watch"])
+def test_an_informer_follows_the_store(tmp_path: Path, use_watch_list: bool) -> None:
+    async def body(registry: Registry) -> None:
+        await seed(registry)
+        factory = RegistryInformerFactory(registry, use_watch_list=use_watch_list)
+        informer = factory.for_resource("", "configmaps")
+        assert factory.for_resource("", "configmaps") is informer
+        factory.start()
+        try:
+            assert await factory.wait_for_cache_sync(timeout=5) is True
+            assert sorted(names(informer.lister.list())) == ["default/a", "default/b", "kube-public/c"]
+            store = configmaps(registry)
+            await store.create("default", configmap("d"), WriteParams())
+            await store.delete("default", "a", DeleteParams())
+
+            async def caught_up() -> bool:
+                return sorted(names(informer.lister.list())) == ["default/b", "default/d", "kube-public/c"]
+
+            await eventually(caught_up)
+            assert informer.lister.namespace("default").get("d")["kind"] == "ConfigMap"
+        finally:
+            await factory.shutdown()
+
+    run(tmp_path, body)
+
+
+# -- the namespace controller --------------------------------------------------------------------------------
+
+
+def test_the_namespace_controller_empties_and_removes_a_terminating_namespace(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        namespaces = registry.store("", "namespaces")
+        await namespaces.create("", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}},
+                                WriteParams())  # fmt: skip
+        await configmaps(registry).create("doomed", configmap("x", "doomed"), WriteParams())
+        await configmaps(registry).create("default", configmap("kept"), WriteParams())
+        controller = asyncio.create_task(run_namespace_controller(registry))
+        try:
+            await namespaces.delete("", "doomed", DeleteParams())
+
+            async def gone() -> bool:
+                return namespaces.peek("", "doomed") is None
+
+            await eventually(gone)
+            left = await configmaps(registry).list("", ListParams())
+            assert names(left["items"]) == ["default/kept"]
+        finally:
+            controller.cancel()
+            await asyncio.gather(controller, return_exceptions=True)
+
+    run(tmp_path, body)
