@@ -89,10 +89,21 @@ def dumps_json(value: Any) -> bytes:
 
 def dumps_yaml(value: Any) -> bytes:
     """As kube writes YAML (JSON re-marshalled by go-yaml): keys sorted, long strings never folded."""
-    text = yaml.dump(
-        value, Dumper=_Dumper, default_flow_style=False, sort_keys=True, allow_unicode=True, width=1 << 30
-    )
+    text = yaml.dump(value, Dumper=_Dumper, default_flow_style=False, sort_keys=True, allow_unicode=True, width=1 << 30)
     return text.encode()
+
+
+def go_json_type(value: Any) -> str:
+    """How Go's encoding/json names a decoded JSON value's type in its unmarshal errors."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return "string"
 
 
 class DecodeError(ValueError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kubelite.apimachinery.errors import StatusError
@@ -133,13 +134,7 @@ class GarbageCollector:
         for ref in list(node.owners.values()):
             if await self._owner_exists(node, ref):
                 return
-        try:
-            await node.store.delete(
-                node.namespace, node.name, DeleteParams(precondition_uid=uid, propagation_policy="Background")
-            )
-        except StatusError as exc:
-            if exc.code not in (404, 409):
-                raise
+        await self._delete(node, uid, "Background")
 
     async def _finalize(self, uid: str) -> None:
         node = self._nodes.get(uid)
@@ -155,47 +150,46 @@ class GarbageCollector:
                 await self._remove_finalizer(node, GC_FOREGROUND)
                 return
             for dependent in dependents:
-                target = self._nodes[dependent]
-                try:
-                    await target.store.delete(
-                        target.namespace,
-                        target.name,
-                        DeleteParams(precondition_uid=dependent, propagation_policy="Foreground"),
-                    )
-                except StatusError as exc:
-                    if exc.code not in (404, 409):
-                        raise
+                await self._delete(self._nodes[dependent], dependent, "Foreground")
+
+    async def _delete(self, node: _Node, uid: str, policy: str) -> None:
+        """Delete the object of this uid; gone already or replaced by another of its name is fine."""
+        try:
+            await node.store.delete(
+                node.namespace, node.name, DeleteParams(precondition_uid=uid, propagation_policy=policy)
+            )
+        except StatusError as exc:
+            if exc.code not in (404, 409):
+                raise
 
     async def _drop_owner(self, node: _Node, owner_uid: str) -> None:
-        async def without_owner(current: Obj | None) -> Obj:
-            if current is None:
-                raise StatusError(404, "NotFound", "gone")
-            meta = current["metadata"]
+        def without_owner(meta: Obj) -> None:
             refs = [r for r in meta.get("ownerReferences") or [] if r.get("uid") != owner_uid]
             if refs:
                 meta["ownerReferences"] = refs
             else:
                 meta.pop("ownerReferences", None)
-            return current
 
-        try:
-            await node.store.update(node.namespace, node.name, without_owner, WriteParams(), allow_create=False)
-        except StatusError as exc:
-            if exc.code != 404:
-                raise
+        await self._edit_metadata(node, without_owner)
 
     async def _remove_finalizer(self, node: _Node, finalizer: str) -> None:
-        async def without(current: Obj | None) -> Obj:
-            if current is None:
-                raise StatusError(404, "NotFound", "gone")
-            meta = current["metadata"]
+        def without(meta: Obj) -> None:
             meta["finalizers"] = [f for f in meta.get("finalizers") or [] if f != finalizer]
             if not meta["finalizers"]:
                 meta.pop("finalizers")
+
+        await self._edit_metadata(node, without)
+
+    async def _edit_metadata(self, node: _Node, edit: Callable[[Obj], None]) -> None:
+        """Change the object's metadata in place through the Store; an object already gone is fine."""
+
+        async def update(current: Obj | None) -> Obj:
+            assert current is not None  # the Store answers 404 itself when creating is not allowed
+            edit(current["metadata"])
             return current
 
         try:
-            await node.store.update(node.namespace, node.name, without, WriteParams(), allow_create=False)
+            await node.store.update(node.namespace, node.name, update, WriteParams(), allow_create=False)
         except StatusError as exc:
             if exc.code != 404:
                 raise

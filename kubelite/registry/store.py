@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-from kubelite.apimachinery import errors
+from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause, StatusError
 from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, now, rfc3339
 from kubelite.apimachinery.validation import (
@@ -438,7 +438,7 @@ class Store:
             kind, version = self.spec.kind, self.spec.version
             raise errors.bad_request(
                 f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot unmarshal '
-                f"{_go_json_type(meta)} into Go struct field {kind}.metadata of type v1.ObjectMeta"
+                f"{serializers.go_json_type(meta)} into Go struct field {kind}.metadata of type v1.ObjectMeta"
             )
         if self.spec.namespaced:
             body_ns = meta.get("namespace")
@@ -485,15 +485,6 @@ class _DryRun(Exception):
     def __init__(self, obj: Obj) -> None:
         super().__init__("dry run")
         self.obj = obj
-
-
-def _go_json_type(value: Any) -> str:
-    """How Go's encoding/json names a JSON value's type in its unmarshal errors."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    return "array" if isinstance(value, list) else "string"
 
 
 def _parse_resource_version(value: str | None) -> int | None:

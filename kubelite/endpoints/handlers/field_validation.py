@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kubelite.apimachinery import errors
+from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery import schema_definitions as schemas
 from kubelite.registry.spec import ResourceSpec
 
@@ -19,9 +19,6 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
         return schemas.definitions().get(ref[len("#/$defs/") :], {})
     return schema
-
-
-_JSON_TYPE_NAMES = {str: "string", bool: "bool", int: "number", float: "number", list: "array", dict: "object"}
 
 
 def _type_error(value: Any, schema: dict[str, Any], path: str, owner: str, go_type: str) -> str | None:
@@ -49,7 +46,7 @@ def _type_error(value: Any, schema: dict[str, Any], path: str, owner: str, go_ty
     if any(fits.get(t, True) for t in types):
         return None
     return (
-        f"json: cannot unmarshal {_JSON_TYPE_NAMES.get(type(value), 'value')} into Go struct field "
+        f"json: cannot unmarshal {serializers.go_json_type(value)} into Go struct field "
         f"{owner}.{path} of type {go_type or _go_type(schema, types)}"
     )
 

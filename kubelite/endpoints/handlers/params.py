@@ -168,21 +168,13 @@ async def read_object_and_body(request: web.Request, *, kind: str = "") -> tuple
     if obj is None:  # `null` (or an empty YAML document) decodes into an empty object, as in Go
         obj = {}
     if not isinstance(obj, dict):
-        why = f"json: cannot unmarshal {_go_json_type(obj)} into Go value of type {_FIND_KIND}"
+        why = f"json: cannot unmarshal {serializers.go_json_type(obj)} into Go value of type {_FIND_KIND}"
         raise _unrecognized(kind, f"couldn't get version/kind; json parse error: {why}", body)
     return obj, body, content_type
 
 
 #: the anonymous struct kube's JSON meta factory reads apiVersion and kind into, as Go prints its type
 _FIND_KIND = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
-
-
-def _go_json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    return "array" if isinstance(value, list) else "string"
 
 
 def _decode_error_text(exc: serializers.DecodeError, from_yaml: bool) -> str:

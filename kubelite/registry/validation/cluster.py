@@ -17,7 +17,7 @@ from kubelite.registry.validation.common import (
     text,
     valid_cidr,
 )
-from kubelite.registry.validation.resources import quantity, quantity_value, resource_name
+from kubelite.registry.validation.resources import STANDARD_RESOURCES, quantity, quantity_value, resource_name
 
 STANDARD_FINALIZERS: Final = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -126,29 +126,8 @@ def validate_node_update(new: dict[str, Any], old: dict[str, Any]) -> list[Field
     return errs
 
 
-_QUOTA_RESOURCES: Final = frozenset(
-    {
-        "cpu",
-        "memory",
-        "ephemeral-storage",
-        "requests.cpu",
-        "requests.memory",
-        "requests.storage",
-        "requests.ephemeral-storage",
-        "limits.cpu",
-        "limits.memory",
-        "limits.ephemeral-storage",
-        "pods",
-        "resourcequotas",
-        "services",
-        "replicationcontrollers",
-        "secrets",
-        "persistentvolumeclaims",
-        "configmaps",
-        "services.nodeports",
-        "services.loadbalancers",
-    }
-)
+#: the standard resource names a quota may name: every standard resource but the bare `storage`
+_QUOTA_RESOURCES: Final = STANDARD_RESOURCES - {"storage"}
 QUOTA_SCOPES: Final = frozenset(
     {
         "Terminating",
