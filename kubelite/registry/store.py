@@ -156,8 +156,16 @@ class Store:
     # -- create --------------------------------------------------------------------------------------
 
     async def create(
-        self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None
+        self,
+        namespace: str,
+        obj: Obj,
+        params: WriteParams,
+        *,
+        validate: ValidateFunc | None = None,
+        defaulted: bool = False,
     ) -> Obj:
+        """Create `obj`. `defaulted`: the caller has run the strategy's defaulting already (kube defaults while
+        decoding a request, so the HTTP handlers do; a second pass would only cost time)."""
         self._check_type_and_namespace(obj, namespace)
         meta = obj["metadata"]
         generate = not meta.get("name") and bool(meta.get("generateName"))
@@ -167,7 +175,7 @@ class Store:
                 suffix = "".join(random.choices(_NAME_CHARS, k=5))
                 # kube keeps generated names within 63 characters: at most 58 of the prefix, then 5 random
                 candidate["metadata"]["name"] = candidate["metadata"]["generateName"][:58] + suffix
-            self.before_create(candidate)
+            self.before_create(candidate, defaulted=defaulted)
             if validate is not None:
                 await validate(deep_copy(candidate), None)
             if params.dry_run:
@@ -184,7 +192,7 @@ class Store:
                 raise err from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def before_create(self, obj: Obj) -> None:
+    def before_create(self, obj: Obj, *, defaulted: bool = False) -> None:
         """kube's rest.BeforeCreate: system fields, strategy hooks, validation."""
         meta = obj["metadata"]
         meta["uid"] = new_uid()
@@ -196,7 +204,8 @@ class Store:
         else:
             meta.pop("generation", None)
         self.strategy.prepare_for_create(obj)
-        self.strategy.default(obj)
+        if not defaulted:
+            self.strategy.default(obj)
         field_errors = validate_object_meta(
             meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule
         ) + self.strategy.validate(obj)
@@ -215,8 +224,10 @@ class Store:
         strategy: Strategy | None = None,
         validate: ValidateFunc | None = None,
         allow_create: bool | None = None,
+        defaulted: bool = False,
     ) -> tuple[Obj, bool]:
-        """Update through guaranteed_update; returns (object, created)."""
+        """Update through guaranteed_update; returns (object, created). `defaulted`: `update` returns objects
+        the strategy has defaulted already (see `create`)."""
         strategy = strategy or self.strategy
         may_create = strategy.allow_create_on_update if allow_create is None else allow_create
         key = self.key(namespace, name)
@@ -231,13 +242,13 @@ class Store:
                 new = await update(None)
                 self._check_type_and_namespace(new, namespace)
                 self._check_name(new, name)
-                self.before_create(new)
+                self.before_create(new, defaulted=defaulted)
                 created = True
             else:
                 new = await update(deep_copy(current))
                 self._check_type_and_namespace(new, namespace)
                 self._check_name(new, name)
-                self.before_update(new, current, strategy)
+                self.before_update(new, current, strategy, defaulted=defaulted)
                 created = False
             if validate is not None:
                 await validate(deep_copy(new), current)
@@ -265,7 +276,7 @@ class Store:
                 pass
         return stored, created
 
-    def before_update(self, new: Obj, old: Obj, strategy: Strategy) -> None:
+    def before_update(self, new: Obj, old: Obj, strategy: Strategy, *, defaulted: bool = False) -> None:
         """kube's rest.BeforeUpdate: optimistic concurrency, immutable system fields, hooks, validation."""
         new_meta, old_meta = new["metadata"], old["metadata"]
         requested_rv = new_meta.get("resourceVersion")
@@ -285,7 +296,8 @@ class Store:
         new_meta.pop("selfLink", None)
         new_meta["resourceVersion"] = old_meta.get("resourceVersion")
         strategy.prepare_for_update(new, old)
-        strategy.default(new)
+        if not defaulted:
+            strategy.default(new)
         new_meta = new["metadata"]
         if strategy.tracks_generation and strategy.spec_changed(new, old):
             new_meta["generation"] = int(old_meta.get("generation") or 0) + 1

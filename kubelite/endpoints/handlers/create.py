@@ -32,5 +32,5 @@ async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -
     async def validate(final: Obj, old: Obj | None) -> None:
         await scope.admission.validate(attrs, final, old)
 
-    created = await scope.store.create(info.namespace, obj, write, validate=validate)
+    created = await scope.store.create(info.namespace, obj, write, validate=validate, defaulted=True)
     return write_object(created, negotiated, status=201, warnings=warnings)

@@ -112,6 +112,13 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         await scope.admission.validate(attrs, final, old)
 
     result, _ = await scope.store.update(
-        info.namespace, info.name, patched, write, strategy=strategy, validate=validate, allow_create=False
+        info.namespace,
+        info.name,
+        patched,
+        write,
+        strategy=strategy,
+        validate=validate,
+        allow_create=False,
+        defaulted=not info.subresource,  # record_update defaulted the main resource
     )
     return write_object(result, negotiated, warnings=warnings)

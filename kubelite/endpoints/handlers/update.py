@@ -42,6 +42,12 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         await scope.admission.validate(attrs, final, old)
 
     result, created = await scope.store.update(
-        info.namespace, info.name, replace, write, strategy=strategy, validate=validate
+        info.namespace,
+        info.name,
+        replace,
+        write,
+        strategy=strategy,
+        validate=validate,
+        defaulted=not info.subresource,  # record_create / record_update defaulted the main resource
     )
     return write_object(result, negotiated, status=201 if created else 200, warnings=warnings)

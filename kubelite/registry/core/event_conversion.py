@@ -94,8 +94,15 @@ class EventsV1Store:
         return _ConvertingWatcher(await self.core.watch(namespace, params))
 
     async def create(
-        self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None
+        self,
+        namespace: str,
+        obj: Obj,
+        params: WriteParams,
+        *,
+        validate: ValidateFunc | None = None,
+        defaulted: bool = False,
     ) -> Obj:
+        """Create through core/v1; `defaulted` is ignored: the converted object still needs core's defaults."""
         self._check_type(obj)
         return to_events_v1(await self.core.create(namespace, to_core(obj), params, validate=validate))
 
@@ -108,6 +115,7 @@ class EventsV1Store:
             return to_core(new)
 
         kwargs.pop("strategy", None)
+        kwargs.pop("defaulted", None)  # the converted object still needs core's defaults
         result, created = await self.core.update(namespace, name, converted, params, **kwargs)
         return to_events_v1(result), created
 

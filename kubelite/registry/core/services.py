@@ -165,11 +165,17 @@ class ServiceStore(Store):
             self.node_ports.release(port)
 
     async def create(
-        self, namespace: str, obj: Obj, params: WriteParams, *, validate: ValidateFunc | None = None
+        self,
+        namespace: str,
+        obj: Obj,
+        params: WriteParams,
+        *,
+        validate: ValidateFunc | None = None,
+        defaulted: bool = False,
     ) -> Obj:
         ip, ports = self._allocate(obj)
         try:
-            result = await super().create(namespace, obj, params, validate=validate)
+            result = await super().create(namespace, obj, params, validate=validate, defaulted=defaulted)
         except BaseException:
             self._release(ip, ports)
             raise
