@@ -366,14 +366,17 @@ class Set:
         out: dict[str, Any] = {}
         if include_self and (self.members or self.children):
             out["."] = {}
-        keys = self.members | self.children.keys()
-        for pe in sorted(keys, key=sort_key):
-            child = self.children.get(pe)
-            key = serialize_element(pe)
-            if child is None:
-                out[key] = {}
-            else:
-                out[key] = child._emit(include_self=pe in self.members)
+        members, children = self.members, self.children
+        keys = members | children.keys()
+        # field names sort before every other element, among themselves as strings (see sort_key)
+        names = sorted(pe for pe in keys if type(pe) is str)
+        ordered: list[PathElement] = names
+        if len(names) != len(keys):
+            ordered = [*names, *sorted((pe for pe in keys if type(pe) is not str), key=sort_key)]
+        for pe in ordered:
+            child = children.get(pe)
+            key = "f:" + pe if type(pe) is str else serialize_element(pe)
+            out[key] = {} if child is None else child._emit(include_self=pe in members)
         return out
 
     @classmethod

@@ -351,65 +351,155 @@ class Comparison:
 
 def compare(node: Node, lhs: Any, rhs: Any) -> Comparison:
     """What changed from `lhs` to `rhs`."""
-    walker = _Comparer()
-    walker.compare(node, lhs, rhs)
-    return walker.result
+    result = Comparison()
+    _Comparer(result).compare(node, lhs, rhs, _Level(None, None, [result.added, result.modified, result.removed]))
+    return result
+
+
+_ADDED, _MODIFIED, _REMOVED = 0, 1, 2
+
+
+class _Level:
+    """A position in the walk: the path to it (as a parent chain) and, per result set, the node of that set
+    at this path once something below it has been recorded. Recording a path is then one `set.add` on the
+    parent's node instead of a walk of the result from its root for every changed field."""
+
+    __slots__ = ("parent", "pe", "sets")
+
+    def __init__(self, parent: _Level | None, pe: PathElement | None, sets: list[Set | None]) -> None:
+        self.parent = parent
+        self.pe = pe
+        self.sets = sets
+
+    def node(self, which: int) -> Set:
+        found = self.sets[which]
+        if found is None:
+            assert self.parent is not None  # the root level holds all three result sets
+            above = self.parent.node(which)
+            found = above.children.get(self.pe)  # type: ignore[arg-type]
+            if found is None:
+                found = above.children[self.pe] = Set()  # type: ignore[index]
+            self.sets[which] = found
+        return found
+
+
+def _all_added(node: Node, value: Any) -> Set | None:
+    """What `compare` records below a value that is new as a whole: every path it holds (as Go would write
+    it: omitted zero values left out, always-written fields present); None when nothing is below it."""
+    part = _part(node, value)
+    if part == _SCALAR:
+        return None
+    if part == _MAP:
+        mtype = node.map
+        assert mtype is not None
+        if mtype.atomic or type(value) is not dict or not value:
+            return None
+        zero, omitted = mtype.zero, mtype.omitted
+        keys: Any = value
+        if zero:
+            keys = dict.fromkeys(value)
+            keys.update(dict.fromkeys(zero))
+        members: set[PathElement] = set()
+        children: dict[PathElement, Set] = {}
+        for key in keys:
+            item = value.get(key, ABSENT)
+            if omitted and key in omitted:
+                empty = omitted[key]
+                if type(item) is type(empty) and item == empty:
+                    item = ABSENT
+            if item is ABSENT:
+                if key not in zero:
+                    continue
+                item = zero[key]
+            members.add(key)
+            below = _all_added(_field(mtype, key)[0], item)
+            if below is not None:
+                children[key] = below
+        return Set(members, children) if members else None
+    ltype = node.list
+    assert ltype is not None
+    if ltype.atomic or type(value) is not list or not value:
+        return None
+    groups: dict[PathElement, list[Any]] = {}
+    for item_pe, item in _items(ltype, value):
+        groups.setdefault(item_pe, []).append(item)
+    children = {}
+    for item_pe, items in groups.items():
+        if len(items) == 1:  # a duplicated item is new as a whole
+            below = _all_added(ltype.item, items[0])
+            if below is not None:
+                children[item_pe] = below
+    return Set(set(groups), children)
 
 
 class _Comparer:
-    __slots__ = ("path", "result")
+    """The walk behind `compare`. A value is addressed by its parent's level and its own path element
+    (`pe` None for the root, which is never recorded itself)."""
 
-    def __init__(self) -> None:
-        self.path: list[PathElement] = []
-        self.result = Comparison()
+    __slots__ = ("result",)
 
-    def compare(self, node: Node, lhs: Any, rhs: Any) -> None:
+    def __init__(self, result: Comparison) -> None:
+        self.result = result
+
+    @staticmethod
+    def _record(level: _Level, pe: PathElement | None, which: int) -> None:
+        if pe is not None:
+            level.node(which).members.add(pe)
+
+    def compare(self, node: Node, lhs: Any, rhs: Any, level: _Level, pe: PathElement | None = None) -> None:
+        if lhs is ABSENT and rhs is not ABSENT and pe is not None:
+            # all of it is new (most of a create): build its set in one walk and hang it in place
+            level.node(_ADDED).members.add(pe)
+            below = _all_added(node, rhs)
+            if below is not None:
+                level.node(_ADDED).children[pe] = below
+            return
         if lhs is not ABSENT and rhs is not ABSENT and type(lhs) is type(rhs) and lhs == rhs:
             return
         if rhs is ABSENT:
-            in_leaf = self._handle(node, _part(node, lhs), lhs, rhs)
+            in_leaf = self._handle(node, _part(node, lhs), lhs, rhs, level, pe)
         elif lhs is ABSENT:
-            in_leaf = self._handle(node, _part(node, rhs), lhs, rhs)
+            in_leaf = self._handle(node, _part(node, rhs), lhs, rhs, level, pe)
         else:
             part = _part(node, rhs)
             if _part(node, lhs) == part:
-                in_leaf = self._handle(node, part, lhs, rhs)
+                in_leaf = self._handle(node, part, lhs, rhs, level, pe)
             else:  # a value of another shape (untyped fields): a modification of the whole
-                self.result.modified.insert(self.path)
+                self._record(level, pe, _MODIFIED)
                 in_leaf = True
         if not in_leaf:
             if lhs is ABSENT:
-                self.result.added.insert(self.path)
+                self._record(level, pe, _ADDED)
             elif rhs is ABSENT:
-                self.result.removed.insert(self.path)
+                self._record(level, pe, _REMOVED)
 
-    def _leaf(self, lhs: Any, rhs: Any) -> bool:
+    def _leaf(self, lhs: Any, rhs: Any, level: _Level, pe: PathElement | None) -> bool:
         if lhs is ABSENT:
-            self.result.added.insert(self.path)
+            self._record(level, pe, _ADDED)
         elif rhs is ABSENT:
-            self.result.removed.insert(self.path)
+            self._record(level, pe, _REMOVED)
         elif not _equal(lhs, rhs):
-            self.result.modified.insert(self.path)
+            self._record(level, pe, _MODIFIED)
         return True
 
-    def _handle(self, node: Node, part: int, lhs: Any, rhs: Any) -> bool:
+    def _handle(self, node: Node, part: int, lhs: Any, rhs: Any, level: _Level, pe: PathElement | None) -> bool:
         if part == _SCALAR:
-            return self._leaf(lhs, rhs)
+            return self._leaf(lhs, rhs, level, pe)
         if part == _MAP:
-            return self._map(node.map, lhs, rhs)  # type: ignore[arg-type]
-        return self._list(node.list, lhs, rhs)  # type: ignore[arg-type]
+            return self._map(node.map, lhs, rhs, level, pe)  # type: ignore[arg-type]
+        return self._list(node.list, lhs, rhs, level, pe)  # type: ignore[arg-type]
 
-    def _map(self, mtype: MapType, lhs: Any, rhs: Any) -> bool:
+    def _map(self, mtype: MapType, lhs: Any, rhs: Any, level: _Level, pe: PathElement | None) -> bool:
         lmap = lhs if type(lhs) is dict else None
         rmap = rhs if type(rhs) is dict else None
         if mtype.atomic or (not lmap and not rmap):
-            return self._leaf(lhs, rhs)
+            return self._leaf(lhs, rhs, level, pe)
         zero, omitted = mtype.zero, mtype.omitted
         keys = dict.fromkeys(lmap or ())
         keys.update(dict.fromkeys(rmap or ()))
         if zero:
             keys.update(dict.fromkeys(zero))
-        path = self.path
+        here = level if pe is None else _Level(level, pe, [None, None, None])
         for key in keys:
             lval = lmap.get(key, ABSENT) if lmap is not None else ABSENT
             rval = rmap.get(key, ABSENT) if rmap is not None else ABSENT
@@ -426,43 +516,39 @@ class _Comparer:
                 rval = zero[key]
             if lval is ABSENT and rval is ABSENT:
                 continue
-            path.append(key)
-            self.compare(_field(mtype, key)[0], lval, rval)
-            path.pop()
+            self.compare(_field(mtype, key)[0], lval, rval, here, key)
         return False
 
-    def _list(self, ltype: ListType, lhs: Any, rhs: Any) -> bool:
+    def _list(self, ltype: ListType, lhs: Any, rhs: Any, level: _Level, pe: PathElement | None) -> bool:
         llist = lhs if type(lhs) is list else None
         rlist = rhs if type(rhs) is list else None
         if ltype.atomic or (not llist and not rlist):
-            return self._leaf(lhs, rhs)
+            return self._leaf(lhs, rhs, level, pe)
         lvalues: dict[PathElement, list[Any]] = {}
-        for pe, item in _items(ltype, llist or []):
-            lvalues.setdefault(pe, []).append(item)
+        for item_pe, item in _items(ltype, llist or []):
+            lvalues.setdefault(item_pe, []).append(item)
         rvalues: dict[PathElement, list[Any]] = {}
-        for pe, item in _items(ltype, rlist or []):
-            rvalues.setdefault(pe, []).append(item)
+        for item_pe, item in _items(ltype, rlist or []):
+            rvalues.setdefault(item_pe, []).append(item)
         order = dict.fromkeys(lvalues)
         order.update(dict.fromkeys(rvalues))
-        path = self.path
-        for pe in order:
-            lvals = lvalues.get(pe, [])
-            rvals = rvalues.get(pe, [])
-            path.append(pe)
+        here = level if pe is None else _Level(level, pe, [None, None, None])
+        for item_pe in order:
+            lvals = lvalues.get(item_pe, [])
+            rvals = rvalues.get(item_pe, [])
             if len(lvals) <= 1 and len(rvals) <= 1:
-                self.compare(ltype.item, lvals[0] if lvals else ABSENT, rvals[0] if rvals else ABSENT)
+                self.compare(ltype.item, lvals[0] if lvals else ABSENT, rvals[0] if rvals else ABSENT, here, item_pe)
             elif len(lvals) >= 2 and len(rvals) >= 2:  # duplicates on both sides compare as a whole
                 if len(lvals) != len(rvals) or not all(map(_equal, lvals, rvals)):
-                    self.result.modified.insert(path)
+                    self._record(here, item_pe, _MODIFIED)
             elif len(lvals) >= 2:  # no longer duplicated: the item is new, the duplicates are gone
                 if rvals:
-                    self.compare(ltype.item, ABSENT, rvals[0])
-                self.result.removed.insert(path)
+                    self.compare(ltype.item, ABSENT, rvals[0], here, item_pe)
+                self._record(here, item_pe, _REMOVED)
             else:  # newly duplicated
                 if lvals:
-                    self.compare(ltype.item, lvals[0], ABSENT)
-                self.result.added.insert(path)
-            path.pop()
+                    self.compare(ltype.item, lvals[0], ABSENT, here, item_pe)
+                self._record(here, item_pe, _ADDED)
         return False
 
 
