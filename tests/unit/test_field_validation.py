@@ -97,9 +97,7 @@ def warning(text: str) -> str:
 @pytest.mark.parametrize(
     ("spec", "obj", "paths", "pruned"),
     [
-        pytest.param(
-            PODS, pod(container={"bogus": 1}), ["spec.containers[0].bogus"], pod(), id="container-field"
-        ),
+        pytest.param(PODS, pod(container={"bogus": 1}), ["spec.containers[0].bogus"], pod(), id="container-field"),
         pytest.param(PODS, pod(bogus=True), ["bogus"], pod(), id="top-level"),
         pytest.param(PODS, pod(metadata={"bogus": "x"}), ["metadata.bogus"], pod(), id="metadata"),
         pytest.param(
@@ -122,9 +120,7 @@ def warning(text: str) -> str:
                 "apiVersion": "apps/v1",
                 "kind": "Deployment",
                 "metadata": {"name": "d"},
-                "spec": {
-                    "template": {"spec": {"containers": [{"name": "a"}, {"name": "b", "bogus": {"x": 1}}]}}
-                },
+                "spec": {"template": {"spec": {"containers": [{"name": "a"}, {"name": "b", "bogus": {"x": 1}}]}}},
             },
             ["spec.template.spec.containers[1].bogus"],
             {
@@ -179,9 +175,7 @@ def warning(text: str) -> str:
                 "apiVersion": "v1",
                 "kind": "Service",
                 "metadata": {"name": "s"},
-                "spec": {
-                    "ports": [{"port": 80, "targetPort": 8080}, {"port": 81, "targetPort": "web", "bad": 1}]
-                },
+                "spec": {"ports": [{"port": 80, "targetPort": 8080}, {"port": 81, "targetPort": "web", "bad": 1}]},
             },
             ["spec.ports[1].bad"],
             {
@@ -276,9 +270,7 @@ def test_ignore_says_nothing_but_still_prunes() -> None:
 
 def test_warning_header_values_escape_quotes() -> None:
     body = json.dumps(pod(container={"bogus": 1})).encode()
-    assert check(PODS, json.loads(body), body, "Warn", True) == [
-        '299 - "unknown field \\"spec.containers[0].bogus\\""'
-    ]
+    assert check(PODS, json.loads(body), body, "Warn", True) == ['299 - "unknown field \\"spec.containers[0].bogus\\""']
 
 
 def test_strict_pod_message() -> None:
@@ -320,3 +312,51 @@ def test_yaml_duplicate_keys() -> None:
     body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n"
     obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}}
     assert check(CONFIGMAPS, obj, body, "Warn", False) == [warning('line 5: key "name" already set in map')]
+
+
+@pytest.mark.parametrize(
+    ("spec", "body", "warnings"),
+    [
+        (CONFIGMAPS, b'{"metadata":{"name":"a"},"data":{"k":"v"}}', []),
+        (CONFIGMAPS, b'{"metadata":{"name":"a"},"data":{"k":"v","k":"w"}}', ['299 - "duplicate field \\"data.k\\""']),
+        # colons inside strings must not hide a repeated key, nor invent one
+        (
+            CONFIGMAPS,
+            b'{"metadata":{"name":"a"},"data":{"url":"http://x:1","url":"a:b:c"}}',
+            ['299 - "duplicate field \\"data.url\\""'],
+        ),
+        (CONFIGMAPS, b'{"metadata":{"name":"a"},"data":{"k":"a\\":\\"b:c","j":"::"}}', []),
+        (
+            CONFIGMAPS,
+            b'{"metadata":{"name":"a","name":"b"},"data":{"t":"12:00:00"}}',
+            ['299 - "duplicate field \\"metadata.name\\""'],
+        ),
+        # a repeated key inside a field that is pruned still counts as written
+        (CONFIGMAPS, b'{"metadata":{"name":"a"},"extra":{"x":1,"x":2}}', ['299 - "unknown field \\"extra\\""']),
+        (
+            PODS,
+            b'{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i:1","image":"i:2"}]}}',
+            ['299 - "duplicate field \\"spec.containers[0].image\\""'],
+        ),
+        (
+            PODS,
+            b'{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i:1",'
+            b'"resources":{"limits":{"cpu":"1","cpu":"2"}}}]}}',
+            ['299 - "duplicate field \\"spec.containers[0].resources.limits.cpu\\""'],
+        ),
+    ],
+    ids=[
+        "clean",
+        "repeated",
+        "colons-in-values",
+        "escaped-quote-colons",
+        "repeated-meta-with-times",
+        "inside-pruned",
+        "repeated-in-list-item",
+        "repeated-in-quantity-map",
+    ],
+)
+def test_repeated_keys_are_found_whatever_the_strings_hold(
+    spec: ResourceSpec, body: bytes, warnings: list[str]
+) -> None:
+    assert check(spec, json.loads(body), body, None, True) == warnings

@@ -5,6 +5,7 @@ headers, Ignore says nothing. Unknown fields are always dropped, as decoding int
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from kubelite.apimachinery import errors, serializers
@@ -21,36 +22,6 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _type_error(value: Any, schema: dict[str, Any], path: str, owner: str, go_type: str) -> str | None:
-    """Go's json error when the value cannot decode into the field's type; None when it can."""
-    if value is None:
-        return None  # null decodes into any field as its zero value
-    declared = schema.get("type")
-    types = set(declared) if isinstance(declared, list) else {declared} if declared else set()
-    for option in schema.get("oneOf") or ():  # IntOrString, Quantity
-        option_type = option.get("type")
-        types.update(option_type if isinstance(option_type, list) else [option_type])
-    types.discard("null")
-    types.discard(None)
-    if not types:
-        return None
-    fits = {
-        "string": isinstance(value, str),
-        "integer": (isinstance(value, int) and not isinstance(value, bool))
-        or (isinstance(value, float) and value.is_integer()),
-        "number": isinstance(value, int | float) and not isinstance(value, bool),
-        "boolean": isinstance(value, bool),
-        "object": isinstance(value, dict),
-        "array": isinstance(value, list),
-    }
-    if any(fits.get(t, True) for t in types):
-        return None
-    return (
-        f"json: cannot unmarshal {serializers.go_json_type(value)} into Go struct field "
-        f"{owner}.{path} of type {go_type or _go_type(schema, types)}"
-    )
-
-
 def _go_type(schema: dict[str, Any], types: set[str]) -> str:
     if "string" in types and "integer" in types:
         return "intstr.IntOrString"
@@ -65,57 +36,189 @@ def _go_type(schema: dict[str, Any], types: set[str]) -> str:
     return {"string": "string", "number": "float64", "boolean": "bool"}.get(kind, kind)
 
 
+class _Shape:
+    """A schema node compiled for the walk: its fields, what its values may be, and the Go names its type
+    errors use. One per definition, built on first use, so a request walks attributes, not JSON schema."""
+
+    __slots__ = ("extra", "go_type", "items", "opaque", "properties", "struct", "types")
+
+    def __init__(self) -> None:
+        self.properties: dict[str, _Shape] | None = None
+        self.extra: _Shape | None = None
+        self.items: _Shape | None = None
+        #: preserve-unknown-fields or oneOf (IntOrString, Quantity): not walked below
+        self.opaque = False
+        #: the JSON types the field takes; empty when anything goes
+        self.types: frozenset[str] = frozenset()
+        self.struct = ""  # the Go struct, for a $ref to a definition
+        self.go_type = ""
+
+
+_shapes: dict[str, _Shape] = {}
+
+
+def _shape(schema: dict[str, Any]) -> _Shape:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref[len("#/$defs/") :]
+        cached = _shapes.get(name)
+        if cached is None:
+            # registered before it is filled, so definitions that contain themselves end
+            cached = _shapes[name] = _Shape()
+            _fill(cached, schemas.definitions().get(name, {}), name.rsplit(".", 1)[-1])
+        return cached
+    shape = _Shape()
+    _fill(shape, schema, "")
+    return shape
+
+
+def _fill(shape: _Shape, schema: dict[str, Any], struct: str) -> None:
+    declared = schema.get("type")
+    types = set(declared) if isinstance(declared, list) else {declared} if declared else set()
+    for option in schema.get("oneOf") or ():
+        option_type = option.get("type")
+        types.update(option_type if isinstance(option_type, list) else [option_type])
+    types.discard("null")
+    types.discard(None)
+    shape.types = frozenset(types)
+    shape.struct = struct
+    shape.go_type = (f"v1.{struct}" if struct else _go_type(schema, types)) if types else ""
+    shape.opaque = bool(schema.get("x-kubernetes-preserve-unknown-fields") or "oneOf" in schema)
+    properties = schema.get("properties")
+    if properties is not None:
+        shape.properties = {key: _shape(child) for key, child in properties.items()}
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        shape.extra = _shape(extra)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        shape.items = _shape(items)
+
+
+def _fits(value: Any, types: frozenset[str]) -> bool:
+    kind = type(value)
+    for declared in types:
+        if declared == "string":
+            if kind is str:
+                return True
+        elif declared == "integer":
+            if kind is int or (kind is float and value.is_integer()):
+                return True
+        elif declared == "number":
+            if kind is int or kind is float:
+                return True
+        elif declared == "boolean":
+            if kind is bool:
+                return True
+        elif declared == "object":
+            if kind is dict:
+                return True
+        elif declared == "array":
+            if kind is list:
+                return True
+        else:
+            return True  # a type this check does not know: let it pass
+    return False
+
+
 def _walk(
     value: Any,
-    schema: dict[str, Any],
+    shape: _Shape,
     path: str,
     found: list[str],
-    mistyped: list[str] | None = None,
-    owner: str = "",
+    mistyped: list[str] | None,
+    owner: str,
+    members: list[int] | None,
 ) -> None:
-    """Prune unknown fields below `value`; `owner` is the Go struct that holds the field at `path`."""
-    ref = schema.get("$ref")
-    struct = ref.rsplit(".", 1)[-1] if isinstance(ref, str) else ""
-    resolved = _resolve(schema)
-    if mistyped is not None and path and len(mistyped) < _MAX_FINDINGS:
-        problem = _type_error(value, resolved, path, owner, f"v1.{struct}" if struct else "")
-        if problem is not None:
-            mistyped.append(problem)
-            return
-    schema = resolved
-    if struct:
-        owner = struct
-    if schema.get("x-kubernetes-preserve-unknown-fields") or "oneOf" in schema:
+    """Prune unknown fields below `value`; `owner` is the Go struct that holds the field at `path`.
+    `members[0]` counts the object members seen, pruned ones included (see `_may_repeat_keys`)."""
+    if (
+        mistyped is not None
+        and path
+        and value is not None  # null decodes into any field as its zero value
+        and shape.types
+        and len(mistyped) < _MAX_FINDINGS
+        and not _fits(value, shape.types)
+    ):
+        mistyped.append(
+            f"json: cannot unmarshal {serializers.go_json_type(value)} into Go struct field "
+            f"{owner}.{path} of type {shape.go_type}"
+        )
         return
-    if isinstance(value, dict):
-        properties = schema.get("properties")
-        extra = schema.get("additionalProperties")
+    if shape.struct:
+        owner = shape.struct
+    if shape.opaque:
+        if members is not None:
+            members[0] += _count_members(value)
+        return
+    kind = type(value)
+    if kind is dict:
+        if members is not None:
+            members[0] += len(value)
+        properties = shape.properties
+        extra = shape.extra
         # key order, as kube reports what it decodes from a map (YAML bodies, patch results)
         for key in sorted(value):
             child_path = f"{path}.{key}" if path else key
-            if properties is not None and key in properties:
-                _walk(value[key], properties[key], child_path, found, mistyped, owner)
-            elif isinstance(extra, dict):
-                _walk(value[key], extra, child_path, found, mistyped, owner)
+            child = properties.get(key) if properties is not None else None
+            if child is None and extra is not None:
+                child = extra
+            if child is not None:
+                _walk(value[key], child, child_path, found, mistyped, owner, members)
             elif properties is not None:
                 if len(found) < _MAX_FINDINGS:  # the report is capped; the pruning is not
                     found.append(child_path)
+                if members is not None:
+                    members[0] += _count_members(value[key])
                 del value[key]
-    elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            for index, child in enumerate(value):
-                _walk(child, items, f"{path}[{index}]", found, mistyped, owner)
+            elif members is not None:
+                members[0] += _count_members(value[key])
+    elif kind is list:
+        items = shape.items
+        if items is not None:
+            for index, child_value in enumerate(value):
+                _walk(child_value, items, f"{path}[{index}]", found, mistyped, owner, members)
+        elif members is not None:
+            members[0] += _count_members(value)
 
 
-def prune_unknown_fields(spec: ResourceSpec, obj: Any, mistyped: list[str] | None = None) -> list[str]:
+def _count_members(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_count_members(child) for child in value.values())
+    if isinstance(value, list):
+        return sum(_count_members(child) for child in value)
+    return 0
+
+
+#: a JSON string token, escapes included
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def _may_repeat_keys(body: bytes, members: int) -> bool:
+    """Whether a JSON body that parsed into `members` object members can hold a repeated key.
+
+    Every member is a key and a colon outside strings, and a repeated key is one more member in the text than
+    in the parsed object; so with exactly `members` colons outside strings nothing repeats. Counting every
+    colon is an upper bound that usually settles it; only bodies with colons inside strings (images, URLs,
+    times) need their strings blanked first. Saves re-parsing every body with the stdlib's pair hook."""
+    if body.count(b":") <= members:
+        return False
+    return _JSON_STRING.sub(b'""', body).count(b":") > members
+
+
+def prune_unknown_fields(
+    spec: ResourceSpec, obj: Any, mistyped: list[str] | None = None, members: list[int] | None = None
+) -> list[str]:
     """Drop fields the kind's schema does not know, in place; returns their paths. With `mistyped`, also
-    collect the values whose JSON type does not fit their field (what decoding into Go types refuses)."""
+    collect the values whose JSON type does not fit their field (what decoding into Go types refuses); with
+    `members`, count the object members in `members[0]`."""
     name = schemas.definition_for(spec.group, spec.version, spec.kind)
     if name is None:
+        if members is not None:
+            members[0] += _count_members(obj)
         return []
     found: list[str] = []
-    _walk(obj, {"$ref": "#/$defs/" + name}, "", found, mistyped, spec.kind)
+    _walk(obj, _shape({"$ref": "#/$defs/" + name}), "", found, mistyped, spec.kind, members)
     return found
 
 
@@ -175,7 +278,8 @@ def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
 def check(spec: ResourceSpec, obj: Any, body: bytes, directive: str | None, is_json: bool) -> list[str]:
     """Run the check the directive asks for; returns Warning header values, or raises a 400 for Strict."""
     mistyped: list[str] = []
-    findings = [f'unknown field "{path}"' for path in prune_unknown_fields(spec, obj, mistyped)]
+    members = [0]
+    findings = [f'unknown field "{path}"' for path in prune_unknown_fields(spec, obj, mistyped, members)]
     if mistyped:
         raise errors.bad_request(
             f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {mistyped[0]}'
@@ -183,7 +287,8 @@ def check(spec: ResourceSpec, obj: Any, body: bytes, directive: str | None, is_j
     if directive == "Ignore":  # still pruned: Ignore only silences what decoding drops
         return []
     # unset means Warn, as in kube
-    in_body = json_findings(spec, body) if is_json else None
+    # the body's own reading is needed for repeated keys, and for the order of what was pruned
+    in_body = json_findings(spec, body) if is_json and (findings or _may_repeat_keys(body, members[0])) else None
     if in_body is not None:  # the body also shows repeated keys, and the order kube reports things in
         findings = in_body
     if not findings:
