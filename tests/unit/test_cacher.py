@@ -525,3 +525,41 @@ def test_send_bookmarks_reaches_every_bookmark_watcher(tmp_path: Path) -> None:
                 ]
 
     run(body)
+
+
+def test_direct_delivery_keeps_order_with_the_queue() -> None:
+    """A watcher hands events straight to its client only while nothing is queued; once one event had to
+    wait (the client's buffer was full), later ones queue behind it until the reader has caught up."""
+
+    async def body() -> None:
+        watcher = CacheWatcher(
+            prefix=PREFIX,
+            predicate=None,
+            queue_size=10,
+            allow_bookmarks=False,
+            on_stop=lambda _: None,
+            current_revision=lambda: 0,
+        )
+        direct: list[str] = []
+        accepting = True
+
+        def deliver(event: WatchEvent) -> bool:
+            if accepting:
+                direct.append(event.key)
+            return accepting
+
+        watcher.direct = deliver
+
+        def offer(name: str, revision: int) -> None:
+            watcher.offer(WatchEvent(EventType.ADDED, key(name), configmap(name), revision))
+
+        offer("a", 1)
+        accepting = False
+        offer("b", 2)
+        accepting = True
+        offer("c", 3)  # the client could take it, but "b" waits: "c" goes behind it
+        read = [(await anext(watcher)).key, (await anext(watcher)).key]
+        offer("d", 4)
+        assert (direct, read) == ([key("a"), key("d")], [key("b"), key("c")])
+
+    run(body)
