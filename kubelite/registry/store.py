@@ -54,9 +54,10 @@ class Store:
 
     # -- reads ---------------------------------------------------------------------------------------
 
-    async def get(self, namespace: str, name: str) -> Obj:
+    async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
+        """The object; `shared` lets it be the watch cache's own (read-only) object when that is current."""
         try:
-            return await self.storage.get(self.key(namespace, name))
+            return await self.storage.get(self.key(namespace, name), shared=shared)
         except storage_errors.KeyNotFound as exc:
             raise errors.not_found(self.spec.group_resource, name) from exc
 

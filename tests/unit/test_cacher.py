@@ -563,3 +563,29 @@ def test_direct_delivery_keeps_order_with_the_queue() -> None:
         assert (direct, read) == ([key("a"), key("d")], [key("b"), key("c")])
 
     run(body)
+
+
+def test_shared_get_reads_memory_only_when_the_cache_is_current(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with opened(tmp_path) as (storage, cacher):
+            await write(storage, cacher, configmap("a"))
+            cached = cacher.peek(key("a"))
+            assert await cacher.get(key("a"), shared=True) is cached
+            assert await cacher.get(key("a")) is not cached  # a caller that may change it gets its own
+            assert await cacher.get(key("a")) == cached
+
+            # storage a commit ahead of the cache (not applied yet): the shared read must not answer from memory
+            committed = await storage.current_revision()
+
+            async def one_ahead() -> int:
+                return committed + 1
+
+            storage.current_revision = one_ahead  # type: ignore[method-assign]
+            got = await cacher.get(key("a"), shared=True)
+            assert got is not cached and got == cached
+            del storage.current_revision
+
+            with pytest.raises(errors.KeyNotFound):
+                await cacher.get(key("missing"), shared=True)
+
+    run(body)

@@ -16,7 +16,7 @@ _TYPE_META = frozenset({"kind", "apiVersion"})
 
 async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"))
-    obj = await scope.store.get(info.namespace, info.name)
+    obj = await scope.store.get(info.namespace, info.name, shared=True)  # only encoded below, never changed
     if negotiated.conversion is Conversion.TABLE:
         include = include_object_param(request.query.get("includeObject"))
         meta = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}

@@ -78,8 +78,8 @@ class EventsV1Store:
         self.core = core
         self.strategy = core.strategy
 
-    async def get(self, namespace: str, name: str) -> Obj:
-        return to_events_v1(await self.core.get(namespace, name))
+    async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
+        return to_events_v1(await self.core.get(namespace, name, shared=shared))
 
     async def list(self, namespace: str, params: ListParams) -> Obj:
         listed = await self.core.list(namespace, params)

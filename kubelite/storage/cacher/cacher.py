@@ -156,7 +156,14 @@ class Cacher:
     async def create(self, key: str, obj: Obj) -> Obj:
         return await self.storage.create(key, obj)
 
-    async def get(self, key: str) -> Obj:
+    async def get(self, key: str, *, shared: bool = False) -> Obj:
+        """The object at `key`, read from storage; with `shared`, from memory when the cache has seen every
+        committed write (the answer is then the same), as the cache's own object: read it, never change it."""
+        if shared and self._ready.is_set() and self.revision >= await self.storage.current_revision():
+            obj = self._objects.get(key)
+            if obj is None:
+                raise errors.KeyNotFound(f"key not found: {key}", key=key)
+            return obj
         return await self.storage.get(key)
 
     def peek(self, key: str) -> Obj | None:
