@@ -205,14 +205,12 @@ class APIServer:
         return Director(routes, discovery, openapi, health)
 
     def _app(self, director: Director, *, secure: bool) -> web.Application:
-        authenticate = chain.authenticate_secure() if secure else chain.authenticate_insecure()
-        # request order: recover, request info, authenticate, authorize, then the director
+        authenticator = chain.authenticate_secure if secure else chain.authenticate_insecure
         app = web.Application(
-            middlewares=[chain.recover_panics, chain.request_info, authenticate, chain.authorize(self.authorizer)],
             client_max_size=1 << 40,  # bodies are bounded by the handlers, which answer 413 as kube does
             handler_args={"max_field_size": 1 << 16},
         )
-        app.router.add_route("*", "/{tail:.*}", director)
+        app.router.add_route("*", "/{tail:.*}", chain.build_handler(director, authenticator, self.authorizer))
         return app
 
     async def _serve(self, app: web.Application, sock: socket.socket, pki: PKI | None) -> int:
