@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Final, Literal
 
 Format = Literal["DecimalSI", "BinarySI", "DecimalExponent"]
@@ -163,6 +164,7 @@ def _parse_go_int(text: str) -> int | None:
     return value if -(2**63) <= value <= _INT64_MAX else None
 
 
+@lru_cache(maxsize=4096)  # quantities are immutable and a cluster writes the same few ("100m", "128Mi") over and over
 def parse_quantity(text: str) -> Quantity:
     """resource.ParseQuantity; raises QuantityError with kube's message."""
     if not text:

@@ -9,7 +9,7 @@ This runs first in a strategy's `default`, where kube's decode (and defaulting) 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 from kubelite.apimachinery import errors
@@ -105,6 +105,13 @@ def _visit(holder: Any, key: Any, schema: dict[str, Any], owner: str, convert: C
 
 
 def _canonical(raw: Any, resource_list: bool) -> str:
+    if isinstance(raw, dict | list):
+        quantity_from_json(raw)  # raises: not a quantity
+    return _canonical_scalar(raw, resource_list)
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True are different JSON values here
+def _canonical_scalar(raw: Any, resource_list: bool) -> str:
     quantity = quantity_from_json(raw)
     if resource_list:
         quantity = quantity.round_up(_MILLI)
