@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from bench.context import Context
 from bench.report import Row
-from bench.scenarios import lists, reads, startup, storage, watch, writes
+from bench.scenarios import informer, lists, reads, startup, storage, watch, writes
 
 Scenario = Callable[[Context], list[Row]]
 
@@ -22,4 +22,5 @@ SCENARIOS: dict[str, Scenario] = {
     "watch": watch.fanout,
     "memory": startup.memory,
     "startup": startup.startup,
+    "informer": informer.informer,
 }

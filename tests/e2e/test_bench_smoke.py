@@ -49,6 +49,11 @@ ALL_ROWS = [
     "start-up to ready: fresh data dir",
     "start-up to ready: restart, no objects",
     "start-up to ready: restart, 1,001 pods",
+    "informer initial sync, 200 pods, all namespaces",
+    "informer initial sync, 200 pods: client CPU per pod",
+    "informer initial sync, 200 pods: client peak memory growth",
+    "informer event throughput (50 pod updates replayed",
+    "informer event throughput: client CPU per event",
 ]
 
 HTTP_ROWS = [r for r in ALL_ROWS if r.startswith(("create", "get", "update"))]
