@@ -153,6 +153,11 @@ class Storage(Protocol):
 
     async def current_revision(self) -> int: ...
 
+    @property
+    def compacted_revision(self) -> int:
+        """The compacted revision: reads at a revision below it are TooOldResourceVersion."""
+        ...
+
     async def compact(self, revision: int) -> None:
         """Forget history at and below `revision`, keeping each live key's latest state."""
         ...

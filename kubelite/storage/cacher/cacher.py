@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from sortedcontainers import SortedList
 
 from kubelite.storage import errors
 from kubelite.storage.cacher.watcher import CacheWatcher
@@ -62,6 +65,8 @@ class Cacher:
         self.storage = storage
         self.resource_prefix = resource_prefix
         self._objects: dict[str, Obj] = {}
+        #: the keys of `_objects` in order, so that a list walks only its prefix's range and its page
+        self._keys: SortedList[str] = SortedList()
         self._window: deque[WatchEvent] = deque(maxlen=window_size)
         #: the window holds every event after this revision: the last list's, until events fall out of it
         self._window_floor = 0
@@ -105,6 +110,7 @@ class Cacher:
             self._window.clear()
         self._window_floor = listed.revision
         self._objects = fresh
+        self._keys = SortedList(fresh)
         await self._advance(listed.revision)
         self._ready.set()
         watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)
@@ -123,9 +129,13 @@ class Cacher:
             return
         if event.type is EventType.DELETED:
             prev = self._objects.pop(event.key, None)
+            if prev is not None:
+                self._keys.remove(event.key)
         else:
             prev = self._objects.get(event.key)
             self._objects[event.key] = event.obj
+            if prev is None:
+                self._keys.add(event.key)
         if event.prev is None and prev is not None:
             event.prev = prev
         if len(self._window) == self._window.maxlen:
@@ -197,8 +207,16 @@ class Cacher:
     # -- lists -------------------------------------------------------------------------------------------
 
     async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
-        if opts.continue_key is not None or (opts.match is ResourceVersionMatch.EXACT and opts.resource_version):
-            return await self.storage.get_list(prefix, opts)
+        exact = opts.continue_key is not None or (opts.match is ResourceVersionMatch.EXACT and opts.resource_version)
+        if exact:
+            # a continuation, or a list at one revision: from memory while the window still covers it
+            at = opts.continue_revision if opts.continue_key is not None else opts.resource_version
+            if at and at > self.revision:
+                await self.wait_until_fresh(at)
+            changed = self._changes_after(at) if at and at <= self.revision else None
+            if changed is None:
+                return await self.storage.get_list(prefix, opts)
+            return self._list_from_memory(prefix, opts, at, changed)
         if opts.resource_version is None:  # consistent read: the cache must have seen the newest revision
             wanted = await self.storage.current_revision()
             if self.revision < wanted:
@@ -208,25 +226,62 @@ class Cacher:
                 return await self.storage.get_list(prefix, opts)
         elif opts.resource_version and not await self.wait_until_fresh(opts.resource_version):
             raise errors.FutureResourceVersion(opts.resource_version, self.revision)
-        return self._list_from_memory(prefix, opts)
+        return self._list_from_memory(prefix, opts, self.revision, {})
 
-    def _list_from_memory(self, prefix: str, opts: ListOptions) -> ListResult:
-        keys = sorted(k for k in self._objects if k.startswith(prefix))
+    def _changes_after(self, revision: int) -> dict[str, Obj | None] | None:
+        """How the state at `revision` differs from the cache's: key -> its object then (None: absent then),
+        for every key changed since; None when the window no longer reaches back to `revision`."""
+        if revision < self._window_floor or revision < self.storage.compacted_revision:
+            return None  # storage answers, and for a compacted revision that is 410 Gone, as from etcd
+        changed: dict[str, Obj | None] = {}
+        for event in reversed(self._window):
+            if event.revision <= revision:
+                break
+            changed[event.key] = event.prev  # the earliest change after `revision` wins, as it comes last
+        return changed
+
+    def _count_after(self, key: str, stop: int, end: str, changed: dict[str, Obj | None]) -> int:
+        """How many keys after `key` (up to `end`, the cache's own up to index `stop`) existed at the revision
+        `changed` describes: the cache's, less those created since, plus those deleted since."""
+        count = stop - self._keys.bisect_right(key)
+        for changed_key, then in changed.items():
+            if key < changed_key < end:
+                count += int(then is not None) - int(changed_key in self._objects)
+        return count
+
+    def _list_from_memory(
+        self, prefix: str, opts: ListOptions, revision: int, changed: dict[str, Obj | None]
+    ) -> ListResult:
+        """The list as of `revision`: the cache's objects, with `changed` keys as they were then."""
+        end = _prefix_end(prefix)
+        keys = self._keys
+        after = opts.continue_key if opts.continue_key is not None and opts.continue_key >= prefix else None
+        first = keys.bisect_right(after) if after is not None else keys.bisect_left(prefix)
+        stop = keys.bisect_left(end)
+        candidates: Iterable[str] = keys.islice(first, stop)
+        # keys deleted since `revision` were there then
+        low = after if after is not None else ""
+        gone = sorted(k for k in changed if k not in self._objects and prefix <= k < end and k > low)
+        if gone:
+            candidates = heapq.merge(candidates, gone)
+        objects, predicate, limit = self._objects, opts.predicate, opts.limit
         items: list[Obj] = []
-        matched_after_limit = 0
         next_key: str | None = None
-        for key in keys:
-            obj = self._objects[key]
-            if opts.predicate is not None and not opts.predicate(obj):
+        for key in candidates:
+            obj = changed[key] if key in changed else objects[key]
+            if obj is None:  # created since `revision`
                 continue
-            if opts.limit and len(items) >= opts.limit:
-                matched_after_limit += 1
+            if predicate is not None and not predicate(obj):
                 continue
+            if limit and len(items) >= limit:
+                assert next_key is not None
+                # one more match says the list goes on; kube gives no count under a selector, and without
+                # one what remains is counted from the key index, not walked
+                more = self._count_after(next_key, stop, end, changed) if predicate is None else None
+                return ListResult(items, revision, next_key, more)
             items.append(obj)
             next_key = key
-        if not matched_after_limit:
-            next_key = None
-        return ListResult(items, self.revision, next_key, matched_after_limit if next_key else None)
+        return ListResult(items, revision)
 
     # -- watches -----------------------------------------------------------------------------------------
 
@@ -237,7 +292,8 @@ class Cacher:
             raise errors.FutureResourceVersion(rv, self.revision)
         backlog: list[WatchEvent] = []
         if initial:
-            for key in sorted(k for k in self._objects if k.startswith(req.prefix)):
+            keys = self._keys
+            for key in keys.islice(keys.bisect_left(req.prefix), keys.bisect_left(_prefix_end(req.prefix))):
                 obj = self._objects[key]
                 if req.predicate is None or req.predicate(obj):
                     backlog.append(WatchEvent(EventType.ADDED, key, obj, self.revision))
@@ -276,3 +332,8 @@ def _key_of(prefix: str, obj: Obj) -> str:
     meta = obj.get("metadata") or {}
     namespace = meta.get("namespace")
     return f"{prefix}{namespace}/{meta['name']}" if namespace else f"{prefix}{meta['name']}"
+
+
+def _prefix_end(prefix: str) -> str:
+    """The smallest key above every key under `prefix` (registry prefixes end in "/", never in U+10FFFF)."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
