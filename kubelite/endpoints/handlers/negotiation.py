@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import lru_cache
 
 from aiohttp import web
 
@@ -50,6 +51,12 @@ _CONVERSIONS = {
 def negotiate(accept: str | None, *, allow_conversion: bool = True) -> Negotiated:
     """The first acceptable media range wins; one asking for a conversion we cannot do is skipped, as kube
     skips it (any of `as`, `g`, `v` asks for one, and only meta.k8s.io v1/v1beta1 kinds are offered)."""
+    return _negotiate(accept, allow_conversion)
+
+
+# clients send the same few Accept headers on every request; an unacceptable one raises and is not cached
+@lru_cache(maxsize=256)
+def _negotiate(accept: str | None, allow_conversion: bool) -> Negotiated:
     for media in serializers.parse_media_types(accept):
         content_type = _SERVED.get(media.type)
         if content_type is None:
@@ -90,8 +97,8 @@ def write_object(
     warnings: list[str] | None = None,
 ) -> web.Response:
     body, content_type = encode_body(obj, negotiated)
-    response = web.Response(body=body, status=status, headers=headers)
-    response.content_type = content_type
+    # the header as a plain item: aiohttp's content_type setter parses and rebuilds it on every response
+    response = web.Response(body=body, status=status, headers={**(headers or {}), "Content-Type": content_type})
     for warning in warnings or ():
         response.headers.add("Warning", warning)
     return response
