@@ -37,6 +37,7 @@ from kubelite.registry.builtin import Registry, build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
 from kubelite.registry.core.services import ServiceStore
+from kubelite.server import gc_tuning
 from kubelite.server.config import ServerConfig
 from kubelite.server.director import Director
 from kubelite.server.healthz import HealthChecks
@@ -65,6 +66,7 @@ class APIServer:
         self._ready = False
         self._advertised = ""
         self.authorizer = AlwaysAllow()
+        self._gc_tuner = gc_tuning.FreezeAfterFullCollection()
 
     async def start(self) -> RunningServer:
         cfg = self.config
@@ -81,6 +83,9 @@ class APIServer:
         finally:
             gc.freeze()
             gc.enable()
+        # and what the caches gain later is moved out of sight after each full collection
+        self._gc_tuner.install()
+        self._tasks.add(asyncio.create_task(gc_tuning.sweep_periodically(), name="gc sweep"))
 
         services = registry.store("", "services")
         ips = ClusterIPAllocator(cfg.service_cluster_ip_range)
@@ -223,6 +228,7 @@ class APIServer:
         return int(sock.getsockname()[1])
 
     async def stop(self) -> None:
+        self._gc_tuner.uninstall()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
