@@ -3,10 +3,11 @@ with its Endpoints pointing at the secure port (kube's bootstrap controller)."""
 
 from __future__ import annotations
 
+from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
-from kubelite.controllers.base import ensure_exists
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import WriteParams
+from kubelite.registry.store import Store
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -23,6 +24,20 @@ SYSTEM_PRIORITY_CLASSES = (
         "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
     ),
 )
+
+
+async def ensure_exists(store: Store, namespace: str, obj: Obj) -> None:
+    """Create `obj` unless an object of its name exists; losing a race to create it (409) is fine."""
+    try:
+        await store.get(namespace, obj["metadata"]["name"])
+    except StatusError as exc:
+        if exc.code != 404:
+            raise
+        try:
+            await store.create(namespace, obj, WriteParams())
+        except StatusError as create_exc:
+            if create_exc.code != 409:
+                raise
 
 
 async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: str, secure_port: int) -> None:

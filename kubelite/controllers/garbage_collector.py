@@ -1,168 +1,250 @@
 """The garbage collector (kube-controller-manager's): objects whose owners are gone are deleted, and the
 `orphan` and `foregroundDeletion` finalizers that DELETE puts on an owner are carried out.
 
-It keeps a graph of every object's ownerReferences, fed by the watch of every resource:
-- `_nodes`: uid -> where the object lives and whom it names as owners;
+Its graph is fed by event handlers on the shared informer of every resource (kube's collector uses metadata
+informers; in-process informers hold the watch cache's own objects, so full objects cost nothing more). The
+graph keeps only the objects that take part, not every object:
+- `_nodes`: uid -> where an object lives, the uids it names as owners, and whether it carries a garbage
+  collector finalizer while being deleted; only objects with owners or such a finalizer have a node;
 - `_dependents`: owner uid -> uids of the objects that name it (a dependent may name an owner not yet seen).
-An owner is absent when no object of its uid exists; before deleting a dependent for that reason, the owner
-is looked up by name as kube's collector does, so a dependent created just before its owner is spared.
+Whether an owner exists is answered by its resource's informer cache, and before a dependent is deleted for
+want of its owners each missing owner is looked up in storage by name, as kube's collector does, so a
+dependent created just before its owner is spared.
+
+The uids of objects to act on go into a rate-limited work queue; workers reconcile one uid at a time from the
+informer caches (level-triggered): an object being deleted with `orphan` loses its dependents' references to
+it and then the finalizer; one with `foregroundDeletion` has its dependents deleted (foreground too), and the
+finalizer goes once none is left; any other object is deleted in the background when none of its owners exist.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
-from kubelite.controllers.base import run_watch_loop
+from kubelite.client.cache.handlers import ResourceEventHandlerFuncs, deleted_object
+from kubelite.client.cache.shared_informer import ResourceEventHandlerRegistration
+from kubelite.client.cache.store import Indexer
+from kubelite.client.cache.wait import wait_for_cache_sync
+from kubelite.client.controller import Controller
+from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import DeleteParams, WriteParams
 from kubelite.registry.store import GC_FOREGROUND, GC_ORPHAN, Store
-from kubelite.storage.interface import EventType
 
 log = logging.getLogger(__name__)
+
+#: kube-controller-manager's default --concurrent-gc-syncs
+WORKERS = 20
+GC_FINALIZERS = frozenset((GC_ORPHAN, GC_FOREGROUND))
+
+
+@dataclass(frozen=True, slots=True)
+class _Resource:
+    store: Store
+    indexer: Indexer
 
 
 @dataclass(slots=True)
 class _Node:
-    store: Store
+    resource: _Resource
     namespace: str
     name: str
-    #: owner uid -> the ownerReference naming it
-    owners: dict[str, Obj] = field(default_factory=dict)
-    being_deleted: frozenset[str] = frozenset()  # the GC finalizers it carries while deleting
+    #: uids of the owners it names
+    owners: tuple[str, ...]
+    #: being deleted with a garbage collector finalizer
+    finalizing: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+def _owner_uids(meta: Obj) -> tuple[str, ...]:
+    return tuple(ref["uid"] for ref in meta.get("ownerReferences") or () if ref.get("uid"))
+
+
+def _finalizing(meta: Obj) -> bool:
+    return bool(meta.get("deletionTimestamp")) and not GC_FINALIZERS.isdisjoint(meta.get("finalizers") or ())
 
 
 class GarbageCollector:
-    def __init__(self, registry: Registry) -> None:
-        self.stores = [s for s in registry.stores.values() if isinstance(s, Store)]
-        self._by_kind = {(s.spec.api_version, s.spec.kind): s for s in self.stores}
+    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
+        self._by_kind: dict[tuple[str, str], _Resource] = {}
         self._nodes: dict[str, _Node] = {}
         self._dependents: dict[str, set[str]] = {}
-        self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self.controller = Controller("garbagecollector", self.reconcile, workers=WORKERS, max_retries=None)
+        self._registrations: list[ResourceEventHandlerRegistration] = []
+        for (group, name), store in registry.stores.items():
+            if not isinstance(store, Store):
+                continue  # a view over another resource's store (events.k8s.io events)
+            informer = informers.for_resource(group, name).informer
+            resource = _Resource(store, informer.indexer)
+            self._by_kind[(store.spec.api_version, store.spec.kind)] = resource
+            self._registrations.append(informer.add_event_handler(self._handler(resource)))
+
+    def _handler(self, resource: _Resource) -> ResourceEventHandlerFuncs:
+        def observe(obj: Any) -> None:
+            self._observe(resource, obj)
+
+        return ResourceEventHandlerFuncs(
+            add=observe, update=lambda old, new: observe(new), delete=lambda obj: self._forget(obj)
+        )
+
+    def has_synced(self) -> bool:
+        return all(registration.has_synced() for registration in self._registrations)
 
     async def run(self) -> None:
-        loops = [
-            run_watch_loop(store, self._observer(store), name=f"gc {store.spec.resource}") for store in self.stores
-        ]
-        await asyncio.gather(self._work(), *loops)
+        """Wait until every resource's cache is in the graph, then reconcile until cancelled."""
+        await wait_for_cache_sync(self.has_synced)
+        await self.controller.run()
 
     # -- the graph ------------------------------------------------------------------------------------
 
-    def _observer(self, store: Store):  # type: ignore[no-untyped-def]
-        async def observe(obj: Obj, event: EventType) -> None:
-            meta = obj.get("metadata") or {}
-            uid = meta.get("uid")
-            if not uid or event is EventType.BOOKMARK:
-                return
-            if event is EventType.DELETED:
-                self._forget(uid)
-                for dependent in self._dependents.get(uid, ()):
-                    self._queue.put_nowait(("orphaned?", dependent))
-                self._dependents.pop(uid, None)
-                return
-            owners = {ref["uid"]: ref for ref in meta.get("ownerReferences") or [] if ref.get("uid")}
-            finalizers = set(meta.get("finalizers") or ())
-            deleting = (
-                frozenset(finalizers & {GC_ORPHAN, GC_FOREGROUND}) if meta.get("deletionTimestamp") else frozenset()
-            )
-            node = self._nodes.get(uid)
-            if node is None:
-                node = self._nodes[uid] = _Node(store, meta.get("namespace", ""), meta["name"])
-            for gone in set(node.owners) - set(owners):
-                self._dependents.get(gone, set()).discard(uid)
-            for owner in owners:
-                self._dependents.setdefault(owner, set()).add(uid)
-                if owner not in self._nodes:
-                    self._queue.put_nowait(("orphaned?", uid))
-            node.owners = owners
-            node.being_deleted = deleting
-            if deleting:
-                self._queue.put_nowait(("finalize", uid))
-
-        return observe
-
-    def _forget(self, uid: str) -> None:
-        node = self._nodes.pop(uid, None)
-        if node is None:
+    def _observe(self, resource: _Resource, obj: Obj) -> None:
+        meta = obj.get("metadata") or {}
+        uid = meta.get("uid")
+        if not uid:
             return
-        for owner in node.owners:
-            dependents = self._dependents.get(owner)
-            if dependents is not None:
-                dependents.discard(uid)
-                owner_node = self._nodes.get(owner)
-                if owner_node is not None and GC_FOREGROUND in owner_node.being_deleted:
-                    self._queue.put_nowait(("finalize", owner))
+        owners = _owner_uids(meta)
+        finalizing = _finalizing(meta)
+        node = self._nodes.get(uid)
+        if node is not None:
+            for gone in node.owners:
+                if gone not in owners:
+                    self._unlink(gone, uid)
+                    self._wake_if_finalizing(gone)
+        if not owners and not finalizing:
+            self._nodes.pop(uid, None)
+            return
+        if node is None:
+            self._nodes[uid] = _Node(resource, meta.get("namespace", ""), meta["name"], owners, finalizing)
+        else:
+            node.owners, node.finalizing = owners, finalizing
+        for owner in owners:
+            self._dependents.setdefault(owner, set()).add(uid)
+        namespace = meta.get("namespace", "")
+        refs = [ref for ref in meta.get("ownerReferences") or () if ref.get("uid")]
+        if finalizing or not all(self._cached_owner(namespace, ref) for ref in refs):
+            self.controller.queue.add(uid)
+
+    def _forget(self, obj: Any) -> None:
+        target = deleted_object(obj)
+        if target is None:
+            return  # a deletion noticed by a relist whose last state is unknown: no uid to forget
+        uid = (target.get("metadata") or {}).get("uid")
+        if not uid:
+            return
+        node = self._nodes.pop(uid, None)
+        if node is not None:
+            for owner in node.owners:
+                self._unlink(owner, uid)
+                self._wake_if_finalizing(owner)
+        for dependent in self._dependents.pop(uid, ()):
+            self.controller.queue.add(dependent)
+
+    def _unlink(self, owner: str, dependent: str) -> None:
+        dependents = self._dependents.get(owner)
+        if dependents is not None:
+            dependents.discard(dependent)
+            if not dependents:
+                del self._dependents[owner]
+
+    def _wake_if_finalizing(self, uid: str) -> None:
+        """An owner waiting for its dependents (foreground) lost one: it may be done."""
+        node = self._nodes.get(uid)
+        if node is not None and node.finalizing:
+            self.controller.queue.add(uid)
+
+    def _owner_resource(self, ref: Obj) -> _Resource | None:
+        return self._by_kind.get((ref.get("apiVersion", ""), ref.get("kind", "")))
+
+    def _owner_key(self, resource: _Resource, namespace: str, ref: Obj) -> tuple[str, str]:
+        owner_namespace = namespace if resource.store.spec.namespaced else ""
+        return owner_namespace, str(ref.get("name", ""))
+
+    def _cached_owner(self, namespace: str, ref: Obj) -> bool:
+        """The owner is in its informer's cache (or of a kind not served here: not ours to judge)."""
+        resource = self._owner_resource(ref)
+        if resource is None:
+            return True
+        owner_namespace, name = self._owner_key(resource, namespace, ref)
+        cached = resource.indexer.get_by_key(f"{owner_namespace}/{name}" if owner_namespace else name)
+        return cached is not None and (cached.get("metadata") or {}).get("uid") == ref["uid"]
 
     # -- the work -------------------------------------------------------------------------------------
 
-    async def _work(self) -> None:
-        while True:
-            action, uid = await self._queue.get()
-            try:
-                if action == "orphaned?":
-                    await self._delete_if_orphaned(uid)
-                else:
-                    await self._finalize(uid)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("garbage collector: %s %s failed", action, uid)
+    async def reconcile(self, uid: str) -> None:
+        node = self._nodes.get(uid)
+        if node is None:
+            return
+        obj = node.resource.indexer.get_by_key(node.key)
+        meta = (obj or {}).get("metadata") or {}
+        if meta.get("uid") != uid:
+            return  # gone, or replaced by another of its name: its deletion event updates the graph
+        if meta.get("deletionTimestamp"):
+            finalizers = meta.get("finalizers") or ()
+            if GC_ORPHAN in finalizers:
+                await self._orphan_dependents(uid, node)
+            elif GC_FOREGROUND in finalizers:
+                await self._delete_dependents(uid, node)
+            return  # otherwise its deletion is under way already
+        refs = [ref for ref in meta.get("ownerReferences") or () if ref.get("uid")]
+        if not refs:
+            return
+        for ref in refs:
+            if await self._owner_exists(node.namespace, ref):
+                return
+        await self._delete(node, uid, "Background")
 
-    async def _owner_exists(self, dependent: _Node, ref: Obj) -> bool:
-        if ref["uid"] in self._nodes:
+    async def _owner_exists(self, namespace: str, ref: Obj) -> bool:
+        if self._cached_owner(namespace, ref):
             return True
-        store = self._by_kind.get((ref.get("apiVersion"), ref.get("kind")))
-        if store is None:
-            return True  # a kind we do not serve: not ours to judge
-        namespace = dependent.namespace if store.spec.namespaced else ""
+        resource = self._owner_resource(ref)
+        assert resource is not None  # an unserved kind counts as cached
+        owner_namespace, name = self._owner_key(resource, namespace, ref)
         try:
-            found = await store.get(namespace, ref.get("name", ""))
+            found = await resource.store.get(owner_namespace, name)
         except StatusError as exc:
             if exc.code == 404:
                 return False
             raise
         return bool((found.get("metadata") or {}).get("uid") == ref["uid"])
 
-    async def _delete_if_orphaned(self, uid: str) -> None:
-        node = self._nodes.get(uid)
-        if node is None or not node.owners:
-            return
-        for ref in list(node.owners.values()):
-            if await self._owner_exists(node, ref):
-                return
-        await self._delete(node, uid, "Background")
+    def _live_dependents(self, uid: str) -> list[tuple[str, _Node]]:
+        return [(d, self._nodes[d]) for d in self._dependents.get(uid, ()) if d in self._nodes]
 
-    async def _finalize(self, uid: str) -> None:
-        node = self._nodes.get(uid)
-        if node is None or not node.being_deleted:
+    async def _orphan_dependents(self, uid: str, node: _Node) -> None:
+        for dependent_uid, dependent in self._live_dependents(uid):
+            await self._drop_owner(dependent, dependent_uid, uid)
+        await self._remove_finalizer(node, uid, GC_ORPHAN)
+
+    async def _delete_dependents(self, uid: str, node: _Node) -> None:
+        dependents = self._live_dependents(uid)
+        if not dependents:
+            await self._remove_finalizer(node, uid, GC_FOREGROUND)
             return
-        dependents = [d for d in self._dependents.get(uid, ()) if d in self._nodes]
-        if GC_ORPHAN in node.being_deleted:
-            for dependent in dependents:
-                await self._drop_owner(self._nodes[dependent], uid)
-            await self._remove_finalizer(node, GC_ORPHAN)
-        elif GC_FOREGROUND in node.being_deleted:
-            if not dependents:
-                await self._remove_finalizer(node, GC_FOREGROUND)
-                return
-            for dependent in dependents:
-                await self._delete(self._nodes[dependent], dependent, "Foreground")
+        for dependent_uid, dependent in dependents:
+            cached = dependent.resource.indexer.get_by_key(dependent.key) or {}
+            if (cached.get("metadata") or {}).get("deletionTimestamp"):
+                continue  # going already; its deletion wakes the owner
+            await self._delete(dependent, dependent_uid, "Foreground")
 
     async def _delete(self, node: _Node, uid: str, policy: str) -> None:
         """Delete the object of this uid; gone already or replaced by another of its name is fine."""
         try:
-            await node.store.delete(
+            await node.resource.store.delete(
                 node.namespace, node.name, DeleteParams(precondition_uid=uid, propagation_policy=policy)
             )
         except StatusError as exc:
             if exc.code not in (404, 409):
                 raise
 
-    async def _drop_owner(self, node: _Node, owner_uid: str) -> None:
+    async def _drop_owner(self, node: _Node, uid: str, owner_uid: str) -> None:
         def without_owner(meta: Obj) -> None:
             refs = [r for r in meta.get("ownerReferences") or [] if r.get("uid") != owner_uid]
             if refs:
@@ -170,30 +252,30 @@ class GarbageCollector:
             else:
                 meta.pop("ownerReferences", None)
 
-        await self._edit_metadata(node, without_owner)
+        await self._edit_metadata(node, uid, without_owner)
 
-    async def _remove_finalizer(self, node: _Node, finalizer: str) -> None:
+    async def _remove_finalizer(self, node: _Node, uid: str, finalizer: str) -> None:
         def without(meta: Obj) -> None:
             meta["finalizers"] = [f for f in meta.get("finalizers") or [] if f != finalizer]
             if not meta["finalizers"]:
                 meta.pop("finalizers")
 
-        await self._edit_metadata(node, without)
+        await self._edit_metadata(node, uid, without)
 
-    async def _edit_metadata(self, node: _Node, edit: Callable[[Obj], None]) -> None:
-        """Change the object's metadata in place through the Store; an object already gone is fine."""
+    async def _edit_metadata(self, node: _Node, uid: str, edit: Callable[[Obj], None]) -> None:
+        """Change the metadata of the object of this uid through the Store; gone already or replaced by
+        another of its name is fine."""
 
         async def update(current: Obj | None) -> Obj:
             assert current is not None  # the Store answers 404 itself when creating is not allowed
+            if current["metadata"].get("uid") != uid:
+                raise StatusError(409, "Conflict", f"{node.key} is no longer the object of uid {uid}")
             edit(current["metadata"])
             return current
 
+        store = node.resource.store
         try:
-            await node.store.update(node.namespace, node.name, update, WriteParams(), allow_create=False)
+            await store.update(node.namespace, node.name, update, WriteParams(), allow_create=False)
         except StatusError as exc:
-            if exc.code != 404:
+            if exc.code not in (404, 409):
                 raise
-
-
-async def run_garbage_collector(registry: Registry) -> None:
-    await GarbageCollector(registry).run()

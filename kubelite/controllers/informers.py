@@ -40,13 +40,22 @@ def api_error(exc: StatusError) -> ApiError:
 
 class StoreWatch:
     """One store watch as the client's `Watch`. Ends when the store ends it (a watcher that fell behind), when
-    `close()` is called, or after the `timeoutSeconds` the reflector asked for, as a server's watch would."""
+    `close()` is called, or after the `timeoutSeconds` the reflector asked for, as a server's watch would.
+
+    The timeout is one timer per watch that stops the store's watcher, not a timeout around each event:
+    `asyncio.wait_for` (Python 3.11) loses a cancellation that arrives as an event is ready, leaving an
+    informer that cannot be stopped, and it costs a task per event. The store hands a backlog over without
+    suspending (an initial list of 100,000 pods is ready at once), so every `YIELD_EVERY` events the loop
+    gets a turn."""
+
+    YIELD_EVERY = 256
 
     def __init__(self, watcher: CacheWatcher, store: Store, *, timeout: float | None = None) -> None:
         self._watcher = watcher
         self._store = store
         loop = asyncio.get_running_loop()
-        self._deadline = None if timeout is None else loop.time() + timeout
+        self._timer = None if timeout is None else loop.call_later(timeout, watcher.stop)
+        self._count = 0
         self.closed = False
 
     def __aiter__(self) -> StoreWatch:
@@ -55,18 +64,14 @@ class StoreWatch:
     async def __anext__(self) -> WatchEvent:
         if self.closed:
             raise StopAsyncIteration
-        if self._deadline is None:
+        self._count += 1
+        if self._count % self.YIELD_EVERY == 0:
+            await asyncio.sleep(0)
+        try:
             event = await anext(self._watcher)
-        else:
-            remaining = self._deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                await self.close()
-                raise StopAsyncIteration
-            try:
-                event = await asyncio.wait_for(anext(self._watcher), remaining)
-            except TimeoutError:
-                await self.close()
-                raise StopAsyncIteration from None
+        except StopAsyncIteration:
+            await self.close()
+            raise
         return self._convert(event)
 
     def _convert(self, event: StorageEvent) -> WatchEvent:
@@ -83,6 +88,8 @@ class StoreWatch:
 
     async def close(self) -> None:
         self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
         self._watcher.stop()
 
 
@@ -179,6 +186,10 @@ class RegistryInformerFactory:
         generic = GenericInformer(informer, Lister(informer.indexer, resource=resource, group=group))
         self._informers[key] = generic
         return generic
+
+    def resources(self) -> list[tuple[str, str]]:
+        """The (group, resource) of every informer asked for so far."""
+        return list(self._informers)
 
     def start(self) -> None:
         for key, generic in self._informers.items():

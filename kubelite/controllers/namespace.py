@@ -1,9 +1,9 @@
 """Namespace deletion (kube's namespace controller): once a namespace is terminating, delete everything in
 it, then remove the `kubernetes` finalizer, and the namespace goes.
 
-Built on kubelite.client's machinery: an informer on namespaces (over the registry, see informers.py) feeds
-namespace names into a work queue; workers reconcile one name at a time, so a namespace is never finalized by two
-workers at once while several namespaces are emptied side by side.
+Built on kubelite.client's machinery: the shared informer on namespaces (over the registry, see informers.py)
+feeds namespace names into a work queue; workers reconcile one name at a time, so a namespace is never
+finalized by two workers at once while several namespaces are emptied side by side.
 """
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ MAX_PASSES = 600
 
 
 class NamespaceController:
-    def __init__(self, registry: Registry, namespaces: Lister) -> None:
+    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
         self.registry = registry
-        self.namespaces = namespaces
+        namespaces = informers.for_resource("", "namespaces")
+        self.namespaces: Lister = namespaces.lister
+        self.controller = Controller("namespace", self.reconcile, workers=WORKERS)
+        self.controller.watch(namespaces.informer)
         self.store = registry.store("", "namespaces")
         self.finalize = registry.status_strategies[("", "namespaces")]["finalize"]
         #: passes made so far over each terminating namespace's content
@@ -79,15 +82,5 @@ class NamespaceController:
         await self.store.update("", name, drop_finalizer, WriteParams(), strategy=self.finalize, allow_create=False)
         await self.store.delete("", name, DeleteParams())
 
-
-async def run_namespace_controller(registry: Registry) -> None:
-    """Run the namespace informer and controller until cancelled."""
-    factory = RegistryInformerFactory(registry)
-    namespaces = factory.for_resource("", "namespaces")
-    controller = Controller("namespace", NamespaceController(registry, namespaces.lister).reconcile, workers=WORKERS)
-    controller.watch(namespaces.informer)
-    factory.start()
-    try:
-        await controller.run()
-    finally:
-        await factory.shutdown()
+    async def run(self) -> None:
+        await self.controller.run()

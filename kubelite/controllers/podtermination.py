@@ -1,52 +1,63 @@
 """Completes graceful pod deletion once the grace period is over.
 
 On a real cluster the kubelet stops a terminating pod's containers and then deletes the pod with a grace
-period of zero. kubelite runs no kubelet, so this loop stands in for that last step: a pod marked for
+period of zero. kubelite runs no kubelet, so this controller stands in for that last step: a pod marked for
 deletion goes when its deletionGracePeriodSeconds have passed (finalizers still hold it, as they would).
+
+The shared pod informer feeds the keys of terminating pods into a delaying work queue. Reconciling a key reads
+the pod from the lister: before its deadline, the key is queued again for the time that remains; after it, the
+pod is deleted with a grace period of zero and its uid as a precondition, so a new pod of the same name is
+never touched. A pod that finalizers hold is left alone until an update removes the last of them.
 """
 
 from __future__ import annotations
 
-import asyncio
+from typing import Any
 
 from kubelite.apimachinery.errors import StatusError
-from kubelite.apimachinery.meta import Obj, now, parse_rfc3339
-from kubelite.controllers.base import run_watch_loop
+from kubelite.apimachinery.meta import now, parse_rfc3339
+from kubelite.client.cache.keys import split_meta_namespace_key
+from kubelite.client.cache.store import Indexer
+from kubelite.client.controller import Controller
+from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import DeleteParams
-from kubelite.storage.interface import EventType
+
+#: deletions run side by side when many pods reach their deadline together (a scaled-down workload)
+WORKERS = 5
 
 
-async def run_pod_termination_controller(registry: Registry) -> None:
-    pods = registry.store("", "pods")
-    timers: dict[str, asyncio.TimerHandle] = {}
-    tasks: set[asyncio.Task[None]] = set()
-    loop = asyncio.get_running_loop()
+def is_terminating(pod: Any) -> bool:
+    return bool((pod.get("metadata") or {}).get("deletionTimestamp"))
 
-    async def finish(namespace: str, name: str, uid: str) -> None:
-        try:
-            await pods.delete(namespace, name, DeleteParams(grace_period_seconds=0, precondition_uid=uid))
-        except StatusError:
-            pass  # already gone, replaced by a new pod of the same name, or still held by finalizers
 
-    def fire(namespace: str, name: str, uid: str) -> None:
-        timers.pop(uid, None)
-        task = loop.create_task(finish(namespace, name, uid))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+class PodTerminationController:
+    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
+        self.store = registry.store("", "pods")
+        pods = informers.for_resource("", "pods")
+        self.pods: Indexer = pods.informer.indexer
+        self.controller = Controller("pod-termination", self.reconcile, workers=WORKERS)
+        self.controller.watch(pods.informer, predicate=is_terminating)
 
-    async def reconcile(pod: Obj, event: EventType) -> None:
+    async def reconcile(self, key: str) -> float | None:
+        """None when done with the pod; otherwise the seconds until its grace period ends."""
+        pod = self.pods.get_by_key(key)
+        if pod is None:
+            return None
         meta = pod["metadata"]
-        uid = meta.get("uid", "")
-        if event is EventType.DELETED:
-            timer = timers.pop(uid, None)
-            if timer:
-                timer.cancel()
-            return
-        if not meta.get("deletionTimestamp") or meta.get("finalizers") or uid in timers:
-            return
-        deadline = parse_rfc3339(meta["deletionTimestamp"])
-        delay = max((deadline - now()).total_seconds(), 0.0)
-        timers[uid] = loop.call_later(delay, fire, meta.get("namespace", ""), meta["name"], uid)
+        if not meta.get("deletionTimestamp") or meta.get("finalizers"):
+            return None
+        remaining = (parse_rfc3339(meta["deletionTimestamp"]) - now()).total_seconds()
+        if remaining > 0:
+            return remaining
+        namespace, name = split_meta_namespace_key(key)
+        at_once = DeleteParams(grace_period_seconds=0, precondition_uid=meta["uid"])
+        try:
+            await self.store.delete(namespace, name, at_once)
+        except StatusError as exc:
+            if exc.code not in (404, 409):  # already gone, or replaced by a new pod of the same name
+                raise
+        return None
 
-    await run_watch_loop(pods, reconcile, name="pod-termination")
+    async def run(self) -> None:
+        await self.controller.run()

@@ -1,43 +1,75 @@
-"""Every active namespace has a `default` ServiceAccount (kube's serviceaccounts controller) and the
-`kube-root-ca.crt` ConfigMap with the cluster CA (kube's root-ca-cert-publisher)."""
+"""Every active namespace has a `default` ServiceAccount (kube's serviceaccounts controller).
+
+Namespace names are the work queue's keys. A namespace that is added or changes is reconciled, and so is
+the namespace of a ServiceAccount that changes or goes: a deleted `default` comes back. Reconciling reads
+the namespace and its accounts from the shared informers' listers and creates an account only when the
+lister lacks it; a create that loses a race (AlreadyExists) is fine. Like kube, nothing is created in a
+namespace that is not Active: that also keeps the controller from refilling a namespace the namespace
+controller is emptying.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
-from kubelite.controllers.base import ensure_exists, run_watch_loop
+from kubelite.client.cache.listers import Lister
+from kubelite.client.controller import Controller
+from kubelite.client.errors import NotFound
+from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.registry.builtin import Registry
-from kubelite.storage.interface import EventType
+from kubelite.registry.options import WriteParams
 
-ROOT_CA_DESCRIPTION = (
-    "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as "
-    "the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of "
-    "Kubernetes clusters."
-)
+#: the accounts every namespace gets (kube's DefaultServiceAccountsControllerOptions)
+ACCOUNTS = ("default",)
 
 
-async def run_serviceaccounts_controller(registry: Registry, ca_pem: str) -> None:
-    accounts = registry.store("", "serviceaccounts")
-    configmaps = registry.store("", "configmaps")
+def is_active(namespace: Obj) -> bool:
+    return bool((namespace.get("status") or {}).get("phase") == "Active")
 
-    async def reconcile(namespace: Obj, event: EventType) -> None:
-        if event not in (EventType.ADDED, EventType.MODIFIED):
+
+def namespace_of(obj: Any) -> list[str]:
+    """The work queue key of an object inside a namespace: the namespace's name."""
+    namespace = (obj.get("metadata") or {}).get("namespace")
+    return [namespace] if namespace else []
+
+
+def namespace_name(obj: Any) -> list[str]:
+    return [obj["metadata"]["name"]]
+
+
+class ServiceAccountsController:
+    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
+        self.store = registry.store("", "serviceaccounts")
+        namespaces = informers.for_resource("", "namespaces")
+        accounts = informers.for_resource("", "serviceaccounts")
+        self.namespaces: Lister = namespaces.lister
+        self.accounts: Lister = accounts.lister
+        # kube's default: one worker; a reconcile is a lister lookup and at most one create
+        self.controller = Controller("serviceaccount", self.reconcile)
+        self.controller.watch(namespaces.informer, keys=namespace_name)
+        self.controller.watch(accounts.informer, keys=namespace_of)
+
+    async def reconcile(self, name: str) -> None:
+        try:
+            namespace = self.namespaces.get(name)
+        except NotFound:
             return
-        meta = namespace["metadata"]
-        if meta.get("deletionTimestamp") or (namespace.get("status") or {}).get("phase") != "Active":
+        if not is_active(namespace):
             return
-        name = meta["name"]
-        await ensure_exists(accounts, name, {"metadata": {"name": "default", "namespace": name}})
-        await ensure_exists(
-            configmaps,
-            name,
-            {
-                "metadata": {
-                    "name": "kube-root-ca.crt",
-                    "namespace": name,
-                    "annotations": {"kubernetes.io/description": ROOT_CA_DESCRIPTION},
-                },
-                "data": {"ca.crt": ca_pem},
-            },
-        )
+        for account in ACCOUNTS:
+            try:
+                self.accounts.namespace(name).get(account)
+                continue
+            except NotFound:
+                pass
+            created = {"metadata": {"name": account, "namespace": name}}
+            try:
+                await self.store.create(name, created, WriteParams())
+            except StatusError as exc:
+                if exc.code != 409:
+                    raise
 
-    await run_watch_loop(registry.store("", "namespaces"), reconcile, name="serviceaccounts")
+    async def run(self) -> None:
+        await self.controller.run()

@@ -22,10 +22,8 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
-from kubelite.controllers.garbage_collector import run_garbage_collector
-from kubelite.controllers.namespace import run_namespace_controller
-from kubelite.controllers.podtermination import run_pod_termination_controller
-from kubelite.controllers.serviceaccounts import run_serviceaccounts_controller
+from kubelite.controllers.informers import RegistryInformerFactory
+from kubelite.controllers.manager import run_controllers
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
@@ -105,14 +103,10 @@ class APIServer:
             ips=[first_service_ip(cfg.service_cluster_ip_range)],
         )
         await bootstrap(registry, service_ip=ips.first, advertise_address=advertise, secure_port=secure_port or 6443)
-        for loop in (
-            run_namespace_controller(registry),
-            run_serviceaccounts_controller(registry, pki.ca_cert.read_text()),
-            run_pod_termination_controller(registry),
-            run_garbage_collector(registry),
-        ):
-            task = asyncio.create_task(loop)
-            self._tasks.add(task)
+        # one informer per resource, shared by every controller (kube-controller-manager's informer factory)
+        informers = RegistryInformerFactory(registry)
+        controllers = run_controllers(registry, informers, root_ca=pki.ca_cert.read_text())
+        self._tasks.add(asyncio.create_task(controllers, name="controllers"))
         self._tasks.add(asyncio.create_task(self._bookmark_loop()))
 
         self._advertised = f"{advertise}:{secure_port or 6443}"  # what /api tells clients to dial

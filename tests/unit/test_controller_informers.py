@@ -1,11 +1,13 @@
-"""kubelite.client's ListerWatcher over a registry store (controllers/informers.py), the informers built on it,
-and the namespace controller that runs on them: a real SQLiteStorage and registry, no HTTP."""
+"""kubelite.client's ListerWatcher over a registry store (controllers/informers.py), the informers built on
+it, the namespace controller that runs on them, and the controller manager sharing them: a real SQLiteStorage
+and registry, no HTTP. `running_controllers` runs every controller for the other test_controllers_* modules."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +16,12 @@ import uvloop
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.listwatch import ListOptions
+from kubelite.client.cache.pager import DEFAULT_PAGE_SIZE
 from kubelite.client.errors import ApiError, BadRequest, Expired, Invalid
 from kubelite.client.watch import INITIAL_EVENTS_END_ANNOTATION, WatchEvent
 from kubelite.controllers.informers import RegistryInformerFactory, StoreListerWatcher, StoreWatch
-from kubelite.controllers.namespace import run_namespace_controller
+from kubelite.controllers.manager import build_controllers, run_controllers
+from kubelite.controllers.namespace import NamespaceController
 from kubelite.registry import builtin
 from kubelite.registry.builtin import Registry, build_registry
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
@@ -78,6 +82,20 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0
             await asyncio.sleep(0.05)
 
     await asyncio.wait_for(loop(), timeout)
+
+
+@contextlib.asynccontextmanager
+async def running_controllers(
+    registry: Registry, root_ca: str = "CA PEM"
+) -> AsyncIterator[RegistryInformerFactory]:
+    """Every controller on one shared informer factory, as the server runs them, until the block ends."""
+    informers = RegistryInformerFactory(registry)
+    task = asyncio.create_task(run_controllers(registry, informers, root_ca=root_ca))
+    try:
+        yield informers
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
 
 
 # -- list ----------------------------------------------------------------------------------------------------
@@ -338,7 +356,10 @@ def test_the_namespace_controller_empties_and_removes_a_terminating_namespace(tm
                                 WriteParams())  # fmt: skip
         await configmaps(registry).create("doomed", configmap("x", "doomed"), WriteParams())
         await configmaps(registry).create("default", configmap("kept"), WriteParams())
-        controller = asyncio.create_task(run_namespace_controller(registry))
+        informers = RegistryInformerFactory(registry)
+        namespace_controller = NamespaceController(registry, informers)
+        informers.start()
+        controller = asyncio.create_task(namespace_controller.run())
         try:
             await namespaces.delete("", "doomed", DeleteParams())
 
@@ -351,5 +372,105 @@ def test_the_namespace_controller_empties_and_removes_a_terminating_namespace(tm
         finally:
             controller.cancel()
             await asyncio.gather(controller, return_exceptions=True)
+            await informers.shutdown()
+
+    run(tmp_path, body)
+
+
+# -- sharing the watch cache's objects -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use_watch_list", [True, False], ids=["watch-list", "list-then-watch"])
+def test_an_informer_holds_the_watch_caches_own_objects(tmp_path: Path, use_watch_list: bool) -> None:
+    """No second copy of any object, also when the list comes in pages (more than DEFAULT_PAGE_SIZE)."""
+
+    async def body(registry: Registry) -> None:
+        store = configmaps(registry)
+        for i in range(DEFAULT_PAGE_SIZE + 10):
+            await store.create("default", configmap(f"cm{i:04d}"), WriteParams())
+        factory = RegistryInformerFactory(registry, use_watch_list=use_watch_list)
+        indexer = factory.for_resource("", "configmaps").informer.indexer
+        factory.start()
+        try:
+            assert await factory.wait_for_cache_sync(timeout=5) is True
+            copies = [key for key in indexer.list_keys() if indexer.get_by_key(key) is not store.peek(*key.split("/"))]
+            assert (len(indexer), copies) == (DEFAULT_PAGE_SIZE + 10, [])
+            created = await store.create("default", configmap("d"), WriteParams())
+
+            async def seen() -> bool:
+                return indexer.get_by_key("default/d") is not None
+
+            await eventually(seen)
+            cached = indexer.get_by_key("default/d")
+            assert (cached is store.peek("default", "d"), cached == created) == (True, True)
+        finally:
+            await factory.shutdown()
+
+    run(tmp_path, body)
+
+
+# -- stopping and sharing the loop ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("turns", [0, 2, 10], ids=lambda turns: f"after-{turns}-turns")
+def test_an_informer_stops_while_its_initial_events_stream(tmp_path: Path, turns: int) -> None:
+    """Stopping must not be lost however the cancellation meets the stream of events (asyncio.wait_for around
+    each event used to swallow it when an event was ready, and the informer ran on)."""
+
+    async def body(registry: Registry) -> None:
+        store = configmaps(registry)
+        for i in range(600):
+            await store.create("default", configmap(f"cm{i:04d}"), WriteParams())
+        factory = RegistryInformerFactory(registry)
+        factory.for_resource("", "configmaps")
+        factory.start()
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        await asyncio.wait_for(factory.shutdown(), 5)
+
+    run(tmp_path, body)
+
+
+def test_a_watch_backlog_lets_other_tasks_run(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        store = configmaps(registry)
+        for i in range(1000):
+            await store.create("default", configmap(f"cm{i:04d}"), WriteParams())
+        watch = await StoreListerWatcher(store).watch(ListOptions(resource_version="0"))
+        consumed: list[int] = []
+        count = 0
+
+        async def neighbour() -> None:
+            consumed.append(count)
+
+        task = asyncio.create_task(neighbour())
+        async for _ in watch:
+            count += 1
+            if count == 1000:
+                break
+        await watch.close()
+        await task
+        assert consumed == [StoreWatch.YIELD_EVERY - 1]
+
+    run(tmp_path, body)
+
+
+# -- the controller manager ----------------------------------------------------------------------------------
+
+
+def test_every_controller_shares_one_informer_per_resource(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        informers = RegistryInformerFactory(registry)
+        build_controllers(registry, informers, root_ca="CA PEM")
+        served = sorted(key for key, store in registry.stores.items() if isinstance(store, Store))
+        handlers = {
+            resource: len(informers.for_resource("", resource).informer.processor.listeners)
+            for resource in ("namespaces", "serviceaccounts", "configmaps", "pods", "secrets")
+        }
+        # namespaces: the namespace, serviceaccount, root CA publisher and garbage collector controllers
+        assert (sorted(informers.resources()), handlers) == (
+            served,
+            {"namespaces": 4, "serviceaccounts": 2, "configmaps": 2, "pods": 2, "secrets": 1},
+        )
 
     run(tmp_path, body)
