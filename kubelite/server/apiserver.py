@@ -153,7 +153,7 @@ class APIServer:
 
         async def get_service_account(namespace: str, name: str) -> Obj | None:
             try:
-                return await accounts.get(namespace, name)
+                return await accounts.get(namespace, name, shared=True)  # only read
             except StatusError as exc:
                 if exc.code == 404:
                     return None
