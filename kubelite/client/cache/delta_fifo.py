@@ -69,13 +69,11 @@ class DeltaFIFO:
 
     # -- pushes -----------------------------------------------------------------------------------------------
 
-    def _queue_action(self, action: DeltaType, obj: Any) -> None:
+    def _queue_action(self, action: DeltaType, obj: Any, *, transform: bool = True) -> None:
         key = self.key_of(obj)
-        if (
-            self._transformer is not None
-            and action is not DeltaType.SYNC
-            and not isinstance(obj, DeletedFinalStateUnknown)
-        ):
+        # resync's objects come from the consumer's store and were transformed on their way in; a relist's
+        # objects are new even when they are queued as Sync
+        if transform and self._transformer is not None and not isinstance(obj, DeletedFinalStateUnknown):
             obj = self._transformer(obj)
         deltas = self._items.get(key)
         if deltas is None:
@@ -145,7 +143,7 @@ class DeltaFIFO:
             if obj is None:
                 log.warning("key %s vanished from the known objects; cannot queue it for sync", key)
                 continue
-            self._queue_action(DeltaType.SYNC, obj)
+            self._queue_action(DeltaType.SYNC, obj, transform=False)
 
     # -- reads ------------------------------------------------------------------------------------------------
 
