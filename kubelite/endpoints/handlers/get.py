@@ -6,12 +6,11 @@ from aiohttp import web
 
 from kubelite.apimachinery.errors import StatusError
 from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers.list_encoding import encode_list_json, strip_type_meta
 from kubelite.endpoints.handlers.negotiation import Conversion, negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
 from kubelite.endpoints.request_info import RequestInfo
-
-_TYPE_META = frozenset({"kind", "apiVersion"})
 
 
 async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
@@ -54,8 +53,10 @@ async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) ->
             "items": [partial_metadata(item) for item in listed["items"]],
         }
         return write_object(partial, negotiated)
+    if negotiated.content_type == "application/json":
+        return web.Response(body=encode_list_json(listed), headers={"Content-Type": "application/json"})
     # items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them
-    listed["items"] = [{k: v for k, v in item.items() if k not in _TYPE_META} for item in listed["items"]]
+    listed["items"] = [strip_type_meta(item) for item in listed["items"]]
     return write_object(listed, negotiated)
 
 
