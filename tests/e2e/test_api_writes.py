@@ -577,3 +577,41 @@ def test_binding_collection_binds_the_named_pod(server: KubeliteProcess, ns: str
     binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"}, "target": {"name": "n1"}}
     ok(server.http("POST", f"/api/v1/namespaces/{ns}/bindings", binding), 201)
     assert ok(server.http("GET", f"{pods}/p"))["spec"]["nodeName"] == "n1"
+
+
+def _raw_exchange(server: KubeliteProcess, head: bytes, body: bytes) -> tuple[bytes, bytes]:
+    """Send a request's head, read what the server says before the body, then send the body and read on."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.insecure_port), timeout=5) as sock:
+        sock.sendall(head)
+        sock.settimeout(2)
+        try:
+            interim = sock.recv(4096)
+        except TimeoutError:
+            interim = b""
+        sock.sendall(body)
+        sock.settimeout(5)
+        final = b""
+        while b"\r\n\r\n" not in final or not final.rstrip().endswith(b"}"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            final += chunk
+    return interim, final
+
+
+def test_expect_100_continue_is_answered_before_the_body(server: KubeliteProcess, ns: str) -> None:
+    body = json.dumps({"metadata": {"name": "expect"}, "data": {"k": "v"}}).encode()
+    head = (
+        f"POST {cm_path(ns)} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n"
+    ).encode()
+    interim, final = _raw_exchange(server, head, body)
+    assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
+    assert final.startswith(b"HTTP/1.1 201 Created\r\n"), final[:200]
+
+
+def test_an_unknown_expectation_fails(server: KubeliteProcess, ns: str) -> None:
+    result = server.http("POST", cm_path(ns), {"metadata": {"name": "x"}}, headers={"Expect": "party"})
+    assert (result.status, result.body) == (417, b"Unknown Expect: party")

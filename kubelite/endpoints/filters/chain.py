@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from aiohttp.http import HttpVersion11
 
 from kubelite.apimachinery import errors
 from kubelite.apimachinery.errors import StatusError
@@ -76,6 +77,8 @@ def build_handler(handler: Handler, authenticator: Authenticator, authorizer: Au
     coroutine rather than one per filter (every request crosses all of them)."""
 
     async def serve(request: web.Request) -> web.StreamResponse:
+        if "Expect" in request.headers:
+            await _answer_expect(request)
         try:
             # request info
             info = parse_request_info(request.method, request.path, request.query)  # type: ignore[arg-type]
@@ -102,6 +105,18 @@ def build_handler(handler: Handler, authenticator: Authenticator, authorizer: Au
             return write_status(errors.internal_error(f"{type(exc).__name__}: {exc}"), request.headers.get("Accept"))
 
     return serve
+
+
+async def _answer_expect(request: web.Request) -> None:
+    """`Expect: 100-continue` (curl sends it before large bodies): tell the client to send the body, as Go's
+    server does; any other expectation cannot be met (417)."""
+    expect = request.headers["Expect"]
+    if request.version != HttpVersion11:
+        return
+    if expect.lower() != "100-continue":
+        raise web.HTTPExpectationFailed(text=f"Unknown Expect: {expect}")
+    await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+    request.writer.output_size = 0  # the response proper has not started
 
 
 def forbidden(attrs: AuthorizationAttributes, reason: str) -> StatusError:
