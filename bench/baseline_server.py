@@ -1,5 +1,6 @@
-"""The HTTP ceiling: minimal handlers on kubelite's server stack (aiohttp web.Application on uvloop, no access
-log, handler cancellation), doing nothing but what the wire needs.
+"""The HTTP ceiling: minimal handlers on kubelite's server stack (aiohttp's low-level `web.Server` on uvloop
+with one handler that dispatches on the path, no access log, handler cancellation), doing nothing but what the
+wire needs.
 
 - `PUT /_blob/{name}` stores a body; `GET /blob/{name}` returns it: the same bytes kubelite answers a get or a
   list with, so the baseline sends exactly what kubelite sends.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from typing import Any
 
 import uvloop
 from aiohttp import web
@@ -28,25 +30,33 @@ class Baseline:
         self.blobs: dict[str, bytes] = {}
         self.streams: set[asyncio.Queue[bytes | None]] = set()
 
-    async def put_blob(self, request: web.Request) -> web.Response:
-        self.blobs[request.match_info["name"]] = await request.read()
-        return web.Response(status=204)
+    async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        path, method = request.path, request.method
+        if path.startswith("/blob/") and method == "GET":
+            return web.Response(body=self.blobs[path[len("/blob/") :]], headers=_JSON)
+        if path == "/echo":
+            return await self.echo(request)
+        if path == "/watch" and method == "GET":
+            return await self.watch(request)
+        if path == "/publish" and method == "POST":
+            return await self.publish(request)
+        if path.startswith("/_blob/") and method == "PUT":
+            self.blobs[path[len("/_blob/") :]] = await request.read()
+            return web.Response(status=204)
+        return web.Response(status=404)
 
-    async def get_blob(self, request: web.Request) -> web.Response:
-        return web.Response(body=self.blobs[request.match_info["name"]], headers=_JSON)
-
-    async def echo(self, request: web.Request) -> web.Response:
+    async def echo(self, request: web.BaseRequest) -> web.Response:
         body = await request.read()
         return web.Response(status=201 if request.method == "POST" else 200, body=body, headers=_JSON)
 
-    async def publish(self, request: web.Request) -> web.Response:
+    async def publish(self, request: web.BaseRequest) -> web.Response:
         body = await request.read()
         line = b'{"type":"ADDED","object":' + body + b"}\n"
         for queue in self.streams:
             queue.put_nowait(line)
         return web.Response(status=201, body=body, headers=_JSON)
 
-    async def watch(self, request: web.Request) -> web.StreamResponse:
+    async def watch(self, request: web.BaseRequest) -> web.StreamResponse:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.streams.add(queue)
         response = web.StreamResponse(status=200, headers=_JSON)
@@ -66,13 +76,13 @@ class Baseline:
 
 async def _serve() -> None:
     baseline = Baseline()
-    app = web.Application(client_max_size=1 << 30)
-    app.router.add_put("/_blob/{name}", baseline.put_blob)
-    app.router.add_get("/blob/{name}", baseline.get_blob)
-    app.router.add_route("*", "/echo", baseline.echo)
-    app.router.add_post("/publish", baseline.publish)
-    app.router.add_get("/watch", baseline.watch)
-    runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True)
+    loop = asyncio.get_running_loop()
+
+    def make_request(*args: Any) -> web.BaseRequest:
+        return web.BaseRequest(*args, loop, client_max_size=1 << 30)
+
+    server = web.Server(baseline.handle, request_factory=make_request, handler_cancellation=True, access_log=None)
+    runner = web.ServerRunner(server, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
     await site.start()
@@ -80,7 +90,6 @@ async def _serve() -> None:
     print(f"port {port}", flush=True)
     print("ready", flush=True)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
