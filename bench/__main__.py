@@ -1,6 +1,6 @@
 """`python -m bench`: run the benchmark scenarios, print the table, save the JSON.
 
-    python -m bench                          # everything (about 6 minutes)
+    python -m bench                          # everything (about 7 minutes)
     python -m bench --quick                  # every scenario, tiny and short (the CI smoke run)
     python -m bench --scenario get,list      # a subset, with its own baselines
     python -m bench --profile cprofile       # profile kubelite during each measured phase
