@@ -210,6 +210,14 @@ class LabelSelector:
         have = labels or {}
         return all(r.matches(have) for r in self.requirements)
 
+    def first_exact_match(self) -> tuple[str, str] | None:
+        """A (key, value) every match must carry (`key=v`, `key==v` or `key in (v)`), if the selector pins one:
+        what an index by label can look up."""
+        for r in self.requirements:
+            if r.operator in (EQUALS, DOUBLE_EQUALS, IN) and len(r.values) == 1:
+                return r.key, r.values[0]
+        return None
+
     def requires_exact_match(self, key: str) -> str | None:
         """The value the selector pins `key` to (`key=v`, `key==v` or `key in (v)`), if any."""
         for r in self.requirements:

@@ -97,6 +97,8 @@ class Store:
 
     def _list_options(self, prefix: str, params: ListParams) -> ListOptions:
         predicate = self.predicate(params)
+        selector = params.label_selector
+        label = selector.first_exact_match() if predicate is not None and selector is not None else None
         rv = _parse_resource_version(params.resource_version)
         match = _parse_match(params.resource_version_match, params.resource_version)
         if params.continue_token:
@@ -115,10 +117,11 @@ class Store:
                 continue_key=prefix + start,
                 continue_revision=revision,
                 predicate=predicate,
+                label=label,
             )
         if match is None and rv and params.limit:
             match = ResourceVersionMatch.EXACT  # kube's legacy rule: a paginated list at a revision is exact
-        return ListOptions(resource_version=rv, match=match, limit=params.limit, predicate=predicate)
+        return ListOptions(resource_version=rv, match=match, limit=params.limit, predicate=predicate, label=label)
 
     def predicate(self, params: ListParams) -> Callable[[Obj], bool] | None:
         labels, fields = params.label_selector, params.field_selector

@@ -63,6 +63,8 @@ class ListOptions:
     continue_key: str | None = None
     continue_revision: int = 0
     predicate: Callable[[Obj], bool] | None = None
+    #: a label (key, value) every object the predicate accepts carries; a store may use it to find candidates
+    label: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)

@@ -208,22 +208,42 @@ def test_lists_at_a_past_revision_from_memory_equal_storage(tmp_path: Path, seed
 
                     async def change(obj: Obj | None) -> Obj:
                         assert obj is not None
-                        return {**obj, "data": {"n": str(chance.random())}}
+                        labels = {"app": chance.choice(["a", "b"])} if chance.random() < 0.5 else {}
+                        return {**obj, "metadata": {**obj["metadata"], "labels": labels}, "data": {"n": "x"}}
 
                     revision = rv(await storage.guaranteed_update(key(name, namespace), change))
                 assert await cacher.wait_until_fresh(revision, timeout=5)
                 if chance.random() < 0.3:
                     checkpoints.append(revision)
-            for at in checkpoints:
+            selections: list[tuple[Callable[[Obj], bool] | None, tuple[str, str] | None]] = [
+                (None, None),
+                (app_is("a"), ("app", "a")),  # the label index, checked against storage's full scan
+            ]
+            for at in [*checkpoints, await storage.current_revision()]:
                 for prefix in (PREFIX, PREFIX + "default/"):
                     for limit in (0, 1, 3):
-                        exact = ListOptions(resource_version=at, match=ResourceVersionMatch.EXACT, limit=limit)
-                        pages = [(await cacher.get_list(prefix, exact), await storage.get_list(prefix, exact))]
-                        while pages[-1][1].next_key is not None:
-                            after = ListOptions(continue_key=pages[-1][1].next_key, continue_revision=at, limit=limit)
-                            pages.append((await cacher.get_list(prefix, after), await storage.get_list(prefix, after)))
-                        for memory, stored in pages:
-                            assert memory == stored, (at, prefix, limit)
+                        for predicate, label in selections:
+                            exact = ListOptions(
+                                resource_version=at,
+                                match=ResourceVersionMatch.EXACT,
+                                limit=limit,
+                                predicate=predicate,
+                                label=label,
+                            )
+                            pages = [(await cacher.get_list(prefix, exact), await storage.get_list(prefix, exact))]
+                            while pages[-1][1].next_key is not None:
+                                after = ListOptions(
+                                    continue_key=pages[-1][1].next_key,
+                                    continue_revision=at,
+                                    limit=limit,
+                                    predicate=predicate,
+                                    label=label,
+                                )
+                                pages.append(
+                                    (await cacher.get_list(prefix, after), await storage.get_list(prefix, after))
+                                )
+                            for memory, stored in pages:
+                                assert memory == stored, (at, prefix, limit, label)
 
     run(body)
 

@@ -542,3 +542,20 @@ def test_field_selector_constructors_and_transform() -> None:
 def test_escape_round_trip(raw: str, escaped: str) -> None:
     assert escape_field_value(raw) == escaped
     assert unescape_field_value(escaped) == raw
+
+
+@pytest.mark.parametrize(
+    ("selector", "pinned"),
+    [
+        ("app=web", ("app", "web")),
+        ("app==web,tier!=db", ("app", "web")),
+        ("tier!=db,app in (web)", ("app", "web")),
+        ("app in (web,api)", None),
+        ("app,!tier", None),
+        ("a>1", None),
+        ("", None),
+    ],
+    ids=["equals", "double-equals", "in-one", "in-two", "exists", "greater", "empty"],
+)
+def test_first_exact_match(selector: str, pinned: tuple[str, str] | None) -> None:
+    assert parse_label_selector(selector).first_exact_match() == pinned

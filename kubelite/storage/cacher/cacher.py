@@ -67,6 +67,8 @@ class Cacher:
         self._objects: dict[str, Obj] = {}
         #: the keys of `_objects` in order, so that a list walks only its prefix's range and its page
         self._keys: SortedList[str] = SortedList()
+        #: (label key, value) -> keys of the objects carrying it, so that `app=web` visits only those
+        self._by_label: dict[tuple[str, str], set[str]] = {}
         self._window: deque[WatchEvent] = deque(maxlen=window_size)
         #: the window holds every event after this revision: the last list's, until events fall out of it
         self._window_floor = 0
@@ -111,6 +113,9 @@ class Cacher:
         self._window_floor = listed.revision
         self._objects = fresh
         self._keys = SortedList(fresh)
+        self._by_label = {}
+        for key, obj in fresh.items():
+            self._index_labels(key, None, obj)
         await self._advance(listed.revision)
         self._ready.set()
         watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)
@@ -131,11 +136,13 @@ class Cacher:
             prev = self._objects.pop(event.key, None)
             if prev is not None:
                 self._keys.remove(event.key)
+                self._index_labels(event.key, prev, None)
         else:
             prev = self._objects.get(event.key)
             self._objects[event.key] = event.obj
             if prev is None:
                 self._keys.add(event.key)
+            self._index_labels(event.key, prev, event.obj)
         if event.prev is None and prev is not None:
             event.prev = prev
         if len(self._window) == self._window.maxlen:
@@ -144,6 +151,20 @@ class Cacher:
         self._window.append(event)
         for watcher in list(self._watchers):
             watcher.offer(event)
+
+    def _index_labels(self, key: str, old: Obj | None, new: Obj | None) -> None:
+        before, after = _labels(old), _labels(new)
+        if before == after:
+            return
+        index = self._by_label
+        for pair in before.items() - after.items():
+            keys = index.get(pair)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del index[pair]
+        for pair in after.items() - before.items():
+            index.setdefault(pair, set()).add(key)
 
     async def _advance(self, revision: int) -> None:
         if revision > self.revision:
@@ -258,12 +279,20 @@ class Cacher:
         after = opts.continue_key if opts.continue_key is not None and opts.continue_key >= prefix else None
         first = keys.bisect_right(after) if after is not None else keys.bisect_left(prefix)
         stop = keys.bisect_left(end)
-        candidates: Iterable[str] = keys.islice(first, stop)
-        # keys deleted since `revision` were there then
         low = after if after is not None else ""
-        gone = sorted(k for k in changed if k not in self._objects and prefix <= k < end and k > low)
-        if gone:
-            candidates = heapq.merge(candidates, gone)
+        candidates: Iterable[str]
+        labelled = self._by_label.get(opts.label, set()) if opts.label is not None else None
+        # sorting the labelled keys pays when they are few against the range a walk would visit
+        if labelled is not None and opts.predicate is not None and len(labelled) * 4 < stop - first:
+            # only objects carrying the label can match: those now, and those changed since `revision` (which
+            # may have carried it then); the predicate decides, on each as it was at `revision`
+            candidates = sorted(k for k in labelled.union(changed) if prefix <= k < end and k > low)
+        else:
+            candidates = keys.islice(first, stop)
+            # keys deleted since `revision` were there then
+            gone = sorted(k for k in changed if k not in self._objects and prefix <= k < end and k > low)
+            if gone:
+                candidates = heapq.merge(candidates, gone)
         objects, predicate, limit = self._objects, opts.predicate, opts.limit
         items: list[Obj] = []
         next_key: str | None = None
@@ -337,3 +366,10 @@ def _key_of(prefix: str, obj: Obj) -> str:
 def _prefix_end(prefix: str) -> str:
     """The smallest key above every key under `prefix` (registry prefixes end in "/", never in U+10FFFF)."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _labels(obj: Obj | None) -> dict[str, str]:
+    if obj is None:
+        return {}
+    labels = (obj.get("metadata") or {}).get("labels")
+    return labels if isinstance(labels, dict) else {}
