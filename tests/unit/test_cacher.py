@@ -653,3 +653,24 @@ def test_shared_get_reads_memory_only_when_the_cache_is_current(tmp_path: Path) 
                 await cacher.get(key("missing"), shared=True)
 
     run(body)
+
+
+def test_the_label_index_follows_changes_after_it_is_built(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with opened(tmp_path) as (storage, cacher):
+            await write(storage, cacher, *[configmap(f"c{i:02d}", app="a" if i < 2 else "b") for i in range(20)])
+            selected = ListOptions(predicate=app_is("a"), label=("app", "a"))
+
+            async def names() -> list[str]:
+                listed = await cacher.get_list(PREFIX, selected)
+                return [o["metadata"]["name"] for o in listed.items]
+
+            assert await names() == ["c00", "c01"]  # built here
+            await relabel(storage, cacher, "c00", app="b")
+            await relabel(storage, cacher, "c05", app="a")
+            deleted = await storage.delete(key("c01"))
+            assert await cacher.wait_until_fresh(rv(deleted), timeout=5)
+            await write(storage, cacher, configmap("c99", app="a"))
+            assert await names() == ["c05", "c99"]
+
+    run(body)

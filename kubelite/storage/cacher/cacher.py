@@ -67,8 +67,9 @@ class Cacher:
         self._objects: dict[str, Obj] = {}
         #: the keys of `_objects` in order, so that a list walks only its prefix's range and its page
         self._keys: SortedList[str] = SortedList()
-        #: (label key, value) -> keys of the objects carrying it, so that `app=web` visits only those
-        self._by_label: dict[tuple[str, str], set[str]] = {}
+        #: (label key, value) -> keys of the objects carrying it, so that `app=web` visits only those; built
+        #: by the first list that can use it (not at start, where it would delay readiness), then kept up
+        self._by_label: dict[tuple[str, str], set[str]] | None = None
         self._window: deque[WatchEvent] = deque(maxlen=window_size)
         #: the window holds every event after this revision: the last list's, until events fall out of it
         self._window_floor = 0
@@ -113,9 +114,7 @@ class Cacher:
         self._window_floor = listed.revision
         self._objects = fresh
         self._keys = SortedList(fresh)
-        self._by_label = {}
-        for key, obj in fresh.items():
-            self._index_labels(key, None, obj)
+        self._by_label = None
         await self._advance(listed.revision)
         self._ready.set()
         watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)
@@ -152,11 +151,25 @@ class Cacher:
         for watcher in list(self._watchers):
             watcher.offer(event)
 
+    def _label_index(self) -> dict[tuple[str, str], set[str]]:
+        if self._by_label is None:
+            index: dict[tuple[str, str], set[str]] = {}
+            for key, obj in self._objects.items():
+                for pair in _labels(obj).items():
+                    keys = index.get(pair)
+                    if keys is None:
+                        keys = index[pair] = set()
+                    keys.add(key)
+            self._by_label = index
+        return self._by_label
+
     def _index_labels(self, key: str, old: Obj | None, new: Obj | None) -> None:
+        index = self._by_label
+        if index is None:
+            return
         before, after = _labels(old), _labels(new)
         if before == after:
             return
-        index = self._by_label
         for pair in before.items() - after.items():
             keys = index.get(pair)
             if keys is not None:
@@ -281,7 +294,7 @@ class Cacher:
         stop = keys.bisect_left(end)
         low = after if after is not None else ""
         candidates: Iterable[str]
-        labelled = self._by_label.get(opts.label, set()) if opts.label is not None else None
+        labelled = self._label_index().get(opts.label, set()) if opts.label is not None else None
         # sorting the labelled keys pays when they are few against the range a walk would visit
         if labelled is not None and opts.predicate is not None and len(labelled) * 4 < stop - first:
             # only objects carrying the label can match: those now, and those changed since `revision` (which
