@@ -107,10 +107,6 @@ class APIServer:
             ips=[first_service_ip(cfg.service_cluster_ip_range)],
         )
         await bootstrap(registry, service_ip=ips.first, advertise_address=advertise, secure_port=secure_port or 6443)
-        # one informer per resource, shared by every controller (kube-controller-manager's informer factory)
-        informers = RegistryInformerFactory(registry)
-        controllers = run_controllers(registry, informers, root_ca=pki.ca_cert.read_text())
-        self._tasks.add(asyncio.create_task(controllers, name="controllers"))
         self._tasks.add(asyncio.create_task(self._bookmark_loop()))
 
         self._advertised = f"{advertise}:{secure_port or 6443}"  # what /api tells clients to dial
@@ -126,6 +122,12 @@ class APIServer:
             write_kubeconfig(kubeconfig, server_url=f"https://{host}:{self.running.secure_port}", pki=pki)
             self.running.kubeconfig = str(kubeconfig)
         self._ready = True
+        # The controllers are kube-controller-manager's, whose start readiness does not wait for; their
+        # informers' first sync (every pod, with 100,000 stored) would otherwise hold start-up up by seconds.
+        # One informer per resource, shared by every controller (kube-controller-manager's informer factory).
+        informers = RegistryInformerFactory(registry)
+        controllers = run_controllers(registry, informers, root_ca=pki.ca_cert.read_text())
+        self._tasks.add(asyncio.create_task(controllers, name="controllers"))
         # build the OpenAPI documents off the request path, so the first kubectl apply does not wait for them
         self._tasks.add(asyncio.create_task(asyncio.to_thread(self.openapi.warm)))
         self._tasks.add(asyncio.create_task(asyncio.to_thread(protobuf.warm_up)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 Obj = dict[str, Any]
@@ -75,6 +75,9 @@ class ListResult:
     next_key: str | None = None
     #: how many more items matched after the cut, when known
     remaining: int | None = None
+    #: each item's key, when the store has them at hand (the watch cache then need not rebuild them); not
+    #: part of the answer, so two results with the same items are equal whether or not they carry keys
+    keys: list[str] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,7 +106,10 @@ class Cacher:
 
     async def _list_and_watch(self) -> None:
         listed = await self.storage.get_list(self.resource_prefix, ListOptions())
-        fresh = {_key_of(self.resource_prefix, obj): obj for obj in listed.items}
+        if listed.keys is not None:
+            fresh = dict(zip(listed.keys, listed.items, strict=True))
+        else:
+            fresh = {_key_of(self.resource_prefix, obj): obj for obj in listed.items}
         if self._ready.is_set():  # a relist: watchers cannot be told what they missed
             for watcher in list(self._watchers):
                 watcher.stop()

@@ -66,6 +66,7 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
         end = prefix_end(q.prefix)
         limit = max(q.limit, 0)
         items: list[Obj] = []
+        keys: list[str] = []
         last_key: str | None = None
         more = False
         # Without a predicate every row is an item, so SQL can stop one row past the page.
@@ -80,15 +81,16 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
                     more = True
                     break
                 items.append(obj)
+                keys.append(key)
                 last_key = key
         finally:
             rows.close()  # a page may stop early; finish the statement before the snapshot ends
         if not more:
-            return ListResult(items=items, revision=read_at)
+            return ListResult(items=items, revision=read_at, keys=keys)
         assert last_key is not None
         # Like kube, count what remains only when no predicate filters it: the count would be a guess.
         remaining = _count(conn, last_key, end, at) if q.predicate is None else None
-        return ListResult(items=items, revision=read_at, next_key=last_key, remaining=remaining)
+        return ListResult(items=items, revision=read_at, next_key=last_key, remaining=remaining, keys=keys)
     finally:
         conn.execute("COMMIT")
 
