@@ -14,6 +14,7 @@ import orjson
 import yaml
 
 from kubelite.apimachinery import errors
+from kubelite.apimachinery.meta import plain
 
 try:  # libyaml's C loader/dumper when PyYAML was built with it
     from yaml import CSafeDumper as _Dumper
@@ -89,6 +90,7 @@ def dumps_json(value: Any) -> bytes:
 
 def dumps_yaml(value: Any) -> bytes:
     """As kube writes YAML (JSON re-marshalled by go-yaml): keys sorted, long strings never folded."""
+    value = plain(value)  # cached objects hold parts as pre-encoded JSON (see meta.compact_managed_fields)
     text = yaml.dump(value, Dumper=_Dumper, default_flow_style=False, sort_keys=True, allow_unicode=True, width=1 << 30)
     return text.encode()
 

@@ -65,6 +65,8 @@ class ListOptions:
     predicate: Callable[[Obj], bool] | None = None
     #: a label (key, value) every object the predicate accepts carries; a store may use it to find candidates
     label: tuple[str, str] | None = None
+    #: applied in place to each object as it is decoded, before the next is (see the watch cache's first list)
+    transform: Callable[[Obj], None] | None = None
 
 
 @dataclass(slots=True)

@@ -331,3 +331,31 @@ def test_excluded_check_is_reported_as_excluded(server: KubeliteProcess) -> None
 def test_single_health_check(server: KubeliteProcess, path: str, code: int, body: bytes) -> None:
     result = server.http("GET", path)
     assert (result.status, result.body) == (code, body)
+
+
+def test_managed_fields_of_cached_objects_in_every_encoding(server: KubeliteProcess, ns: str) -> None:
+    """The watch cache keeps managedFields pre-encoded; gets and lists answered from it show them the same in
+    JSON, YAML and protobuf as the object the create returned."""
+    import json
+
+    from kubelite.apimachinery import protobuf
+
+    created = server.http("POST", cm_path(ns), {"metadata": {"name": "mf"}, "data": {"k": "v"}})
+    assert created.status == 201
+    expected = json.loads(created.body)["metadata"]["managedFields"]
+    assert expected[0]["fieldsV1"] == {"f:data": {".": {}, "f:k": {}}}
+    as_json = json.loads(server.http("GET", cm_path(ns, "mf")).body)
+    as_yaml = yaml.safe_load(server.http("GET", cm_path(ns, "mf"), headers={"Accept": "application/yaml"}).body)
+    as_proto = protobuf.decode(
+        server.http("GET", cm_path(ns, "mf"), headers={"Accept": "application/vnd.kubernetes.protobuf"}).body
+    )
+    listed = [i for i in json.loads(server.http("GET", cm_path(ns)).body)["items"] if i["metadata"]["name"] == "mf"]
+    listed_yaml = yaml.safe_load(server.http("GET", cm_path(ns), headers={"Accept": "application/yaml"}).body)
+    listed_yaml_items = [i for i in listed_yaml["items"] if i["metadata"]["name"] == "mf"]
+    assert [
+        as_json["metadata"]["managedFields"],
+        as_yaml["metadata"]["managedFields"],
+        as_proto["metadata"]["managedFields"],
+        listed[0]["metadata"]["managedFields"],
+        listed_yaml_items[0]["metadata"]["managedFields"],
+    ] == [expected] * 5

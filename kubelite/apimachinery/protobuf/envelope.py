@@ -16,6 +16,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from kubelite.apimachinery.meta import plain
 from kubelite.apimachinery.protobuf.convert import from_dict, plans, to_dict
 from kubelite.apimachinery.protobuf.errors import MAGIC, ProtobufError, UnsupportedKindError
 from kubelite.apimachinery.protobuf.schema import load
@@ -144,7 +145,8 @@ def encode(obj: dict[str, Any]) -> bytes:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         raise UnsupportedKindError("an object needs a string apiVersion and kind to be encoded as protobuf")
-    return wrap(api_version, kind, encode_raw(obj, api_version, kind))
+    # cached objects hold parts as pre-encoded JSON (see meta.compact_managed_fields)
+    return wrap(api_version, kind, encode_raw(plain(obj), api_version, kind))
 
 
 # --- watch --------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from sortedcontainers import SortedList
 
+from kubelite.apimachinery.meta import compact_managed_fields
 from kubelite.storage import errors
 from kubelite.storage.cacher.watcher import CacheWatcher
 from kubelite.storage.interface import (
@@ -105,7 +106,8 @@ class Cacher:
                 await asyncio.sleep(0.2)
 
     async def _list_and_watch(self) -> None:
-        listed = await self.storage.get_list(self.resource_prefix, ListOptions())
+        # compacted one by one as they are read, so each object's discarded parts make room for the next
+        listed = await self.storage.get_list(self.resource_prefix, ListOptions(transform=compact_managed_fields))
         if listed.keys is not None:
             fresh = dict(zip(listed.keys, listed.items, strict=True))
         else:
@@ -134,6 +136,7 @@ class Cacher:
             # progress: nothing changed under our prefix up to this revision; the caller advances the cache's
             # revision, and watchers hear of it at the next periodic bookmark
             return
+        compact_managed_fields(event.obj)  # the storage watch decoded it for the cache alone
         if event.type is EventType.DELETED:
             prev = self._objects.pop(event.key, None)
             if prev is not None:

@@ -29,6 +29,7 @@ class ListQuery:
     after: str | None
     limit: int
     predicate: Callable[[Obj], bool] | None
+    transform: Callable[[Obj], None] | None = None
 
 
 def get_row(conn: sqlite3.Connection, key: str) -> Row | None:
@@ -75,6 +76,8 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
         try:
             for key, value in rows:
                 obj = orjson.loads(value)
+                if q.transform is not None:
+                    q.transform(obj)
                 if q.predicate is not None and not q.predicate(obj):
                     continue
                 if limit and len(items) == limit:

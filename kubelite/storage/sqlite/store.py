@@ -132,7 +132,7 @@ class SQLiteStorage:
                 min_revision = opts.resource_version
         if at is not None and at < self._compacted:
             raise TooOldResourceVersion(at, self._compacted)
-        query = queries.ListQuery(prefix, at, min_revision, after, opts.limit, opts.predicate)
+        query = queries.ListQuery(prefix, at, min_revision, after, opts.limit, opts.predicate, opts.transform)
         result = await self._readers.run(functools.partial(queries.list_objects, q=query))
         # A compaction that started while we read may have removed rows the old-revision read needed.
         if at is not None and at < self._compacted:
