@@ -163,18 +163,14 @@ class _EventEncoder:
 
     def chunk(self, event: WatchEvent) -> bytes:
         """The event as one HTTP/1.1 chunk (size line, frame, CRLF), as the response's chunked writer frames
-        what is written through it; cached with the frame."""
-        if event.type is EventType.BOOKMARK or self.negotiated.conversion is Conversion.TABLE:
-            data = self.frame(event)
-            return b"%x\r\n%b\r\n" % (len(data), data)
-        cache = event.encoded
+        what is written through it; kept beside the frame whenever `frame` keeps that."""
         key = self.key + "|chunk"
-        if cache is not None and key in cache:
-            return cache[key]
+        if event.encoded is not None and key in event.encoded:
+            return event.encoded[key]
         data = self.frame(event)
         framed = b"%x\r\n%b\r\n" % (len(data), data)
-        assert event.encoded is not None
-        event.encoded[key] = framed
+        if event.encoded is not None and self.key in event.encoded:  # shared by every watcher of this form
+            event.encoded[key] = framed
         return framed
 
     def error(self, status: dict[str, Any]) -> bytes:
