@@ -1,4 +1,4 @@
-"""Key-range helpers: a prefix becomes the half-open range [prefix, prefix_end) that SQLite scans.
+"""Key-range helpers: a prefix becomes the half-open range [prefix, prefix_end) that SQLite and the watch cache scan.
 
 SQLite compares TEXT with memcmp over UTF-8, which orders strings by code point exactly as Python does, so a
 range computed here selects the same keys in Python and in SQL (and matches etcd's byte ordering).

@@ -36,6 +36,7 @@ from kubelite.storage.interface import (
     ValidateDeletion,
     WatchEvent,
 )
+from kubelite.storage.keys import prefix_end
 
 log = logging.getLogger(__name__)
 
@@ -293,7 +294,7 @@ class Cacher:
         self, prefix: str, opts: ListOptions, revision: int, changed: dict[str, Obj | None]
     ) -> ListResult:
         """The list as of `revision`: the cache's objects, with `changed` keys as they were then."""
-        end = _prefix_end(prefix)
+        end = prefix_end(prefix)
         keys = self._keys
         after = opts.continue_key if opts.continue_key is not None and opts.continue_key >= prefix else None
         first = keys.bisect_right(after) if after is not None else keys.bisect_left(prefix)
@@ -341,7 +342,7 @@ class Cacher:
         backlog: list[WatchEvent] = []
         if initial:
             keys = self._keys
-            for key in keys.islice(keys.bisect_left(req.prefix), keys.bisect_left(_prefix_end(req.prefix))):
+            for key in keys.islice(keys.bisect_left(req.prefix), keys.bisect_left(prefix_end(req.prefix))):
                 obj = self._objects[key]
                 if req.predicate is None or req.predicate(obj):
                     backlog.append(WatchEvent(EventType.ADDED, key, obj, self.revision))
@@ -380,11 +381,6 @@ def _key_of(prefix: str, obj: Obj) -> str:
     meta = obj.get("metadata") or {}
     namespace = meta.get("namespace")
     return f"{prefix}{namespace}/{meta['name']}" if namespace else f"{prefix}{meta['name']}"
-
-
-def _prefix_end(prefix: str) -> str:
-    """The smallest key above every key under `prefix` (registry prefixes end in "/", never in U+10FFFF)."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
 def _labels(obj: Obj | None) -> dict[str, str]:

@@ -14,8 +14,8 @@ import orjson
 
 from kubelite.storage.errors import FutureResourceVersion, TooOldResourceVersion
 from kubelite.storage.interface import EventType, ListResult, Obj, WatchEvent
+from kubelite.storage.keys import prefix_end, range_start
 from kubelite.storage.sqlite import schema
-from kubelite.storage.sqlite.keys import prefix_end, range_start
 from kubelite.storage.sqlite.writer import Row
 
 
