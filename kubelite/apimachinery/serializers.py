@@ -90,7 +90,7 @@ def dumps_json(value: Any) -> bytes:
 
 def dumps_yaml(value: Any) -> bytes:
     """As kube writes YAML (JSON re-marshalled by go-yaml): keys sorted, long strings never folded."""
-    value = plain(value)  # cached objects hold parts as pre-encoded JSON (see meta.compact_managed_fields)
+    value = plain(value)  # cached objects hold parts as pre-encoded JSON (see apimachinery.compact)
     text = yaml.dump(value, Dumper=_Dumper, default_flow_style=False, sort_keys=True, allow_unicode=True, width=1 << 30)
     return text.encode()
 

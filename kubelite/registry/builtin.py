@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubelite.apimachinery.compact import compact_managed_fields, compact_spec_and_status
 from kubelite.registry.apps.workloads import (
     CronJobStrategy,
     DaemonSetStrategy,
@@ -163,7 +164,8 @@ async def build_registry(storage: Storage, resources: tuple[ResourceSpec, ...] =
             strategy_type = PlainStrategy
         strategy = strategy_type(spec)
         root = key_root(spec)
-        cacher = Cacher(storage, f"/registry/{root}/")
+        compact = compact_spec_and_status if strategy.compact_in_cache else compact_managed_fields
+        cacher = Cacher(storage, f"/registry/{root}/", compact=compact)
         registry.cachers.append(cacher)
         store_type: type[Store] = Store
         if spec.resource == "services" and spec.group == "":

@@ -32,6 +32,9 @@ class Strategy:
     return_deleted_object: bool = False
     #: the /status subresource keeps the stored labels (kube's deployment status strategy)
     status_resets_labels: bool = False
+    #: the watch cache holds the lists and objects inside spec and status as JSON (apimachinery.compact): for
+    #: kinds stored by the many, whose nested fields nothing in the server reads from the cache
+    compact_in_cache: bool = False
 
     def __init__(self, spec: ResourceSpec) -> None:
         self.spec = spec

@@ -145,7 +145,7 @@ def encode(obj: dict[str, Any]) -> bytes:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         raise UnsupportedKindError("an object needs a string apiVersion and kind to be encoded as protobuf")
-    # cached objects hold parts as pre-encoded JSON (see meta.compact_managed_fields)
+    # cached objects hold parts as pre-encoded JSON (see apimachinery.compact)
     return wrap(api_version, kind, encode_raw(plain(obj), api_version, kind))
 
 

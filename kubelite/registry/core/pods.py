@@ -224,6 +224,7 @@ def default_pod(pod: Obj) -> None:
 class PodStrategy(Strategy):
     tracks_generation = True
     return_deleted_object = True
+    compact_in_cache = True
     selectable_fields = (
         "spec.nodeName",
         "spec.restartPolicy",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from sortedcontainers import SortedList
 
-from kubelite.apimachinery.meta import compact_managed_fields
+from kubelite.apimachinery.compact import compact_managed_fields
 from kubelite.storage import errors
 from kubelite.storage.cacher.watcher import CacheWatcher
 from kubelite.storage.interface import (
@@ -63,9 +63,12 @@ class Cacher:
         *,
         window_size: int = 10_000,
         watcher_queue_size: int = 1_000,
+        compact: Callable[[Obj], None] = compact_managed_fields,
     ) -> None:
         self.storage = storage
         self.resource_prefix = resource_prefix
+        #: turns each object the cache keeps into its compact form, in place (see apimachinery.compact)
+        self._compact = compact
         self._objects: dict[str, Obj] = {}
         #: the keys of `_objects` in order, so that a list walks only its prefix's range and its page
         self._keys: SortedList[str] = SortedList()
@@ -108,7 +111,7 @@ class Cacher:
 
     async def _list_and_watch(self) -> None:
         # compacted one by one as they are read, so each object's discarded parts make room for the next
-        listed = await self.storage.get_list(self.resource_prefix, ListOptions(transform=compact_managed_fields))
+        listed = await self.storage.get_list(self.resource_prefix, ListOptions(transform=self._compact))
         if listed.keys is not None:
             fresh = dict(zip(listed.keys, listed.items, strict=True))
         else:
@@ -137,7 +140,7 @@ class Cacher:
             # progress: nothing changed under our prefix up to this revision; the caller advances the cache's
             # revision, and watchers hear of it at the next periodic bookmark
             return
-        compact_managed_fields(event.obj)  # the storage watch decoded it for the cache alone
+        self._compact(event.obj)  # the storage watch decoded it for the cache alone
         if event.type is EventType.DELETED:
             prev = self._objects.pop(event.key, None)
             if prev is not None:
