@@ -39,6 +39,7 @@ from kubelite.registry.builtin import Registry, build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
 from kubelite.registry.core.services import ServiceStore
+from kubelite.registry.store import Store
 from kubelite.server import gc_tuning
 from kubelite.server.config import ServerConfig
 from kubelite.server.director import Director
@@ -142,28 +143,13 @@ class APIServer:
 
     def _director(self, registry: Registry) -> Director:
         namespaces = registry.store("", "namespaces")
-
-        async def get_namespace(name: str) -> Obj | None:
-            # kube's plugin reads an informer's cache first and asks storage only when the cache lacks it
-            cached = namespaces.peek("", name)
-            if cached is not None:
-                return cached
-            try:
-                return await namespaces.get("", name)
-            except StatusError as exc:
-                if exc.code == 404:
-                    return None
-                raise
-
         accounts = registry.store("", "serviceaccounts")
 
+        async def get_namespace(name: str) -> Obj | None:
+            return await _cached_or_stored(namespaces, "", name)
+
         async def get_service_account(namespace: str, name: str) -> Obj | None:
-            try:
-                return await accounts.get(namespace, name, shared=True)  # only read
-            except StatusError as exc:
-                if exc.code == 404:
-                    return None
-                raise
+            return await _cached_or_stored(accounts, namespace, name)
 
         lifecycle = NamespaceLifecycle(get_namespace)
         # kube's default plugin order, for the plugins kubelite has
@@ -267,3 +253,15 @@ def _listen(host: str, port: int) -> socket.socket:
     sock.listen(1024)
     sock.setblocking(False)
     return sock
+
+
+async def _cached_or_stored(store: Store, namespace: str, name: str) -> Obj | None:
+    """The object for an admission plugin to read (kube's read an informer's cache): the watch cache's own when
+    it has every write to the resource, storage's otherwise, so a write that just happened is always seen.
+    None when there is none."""
+    try:
+        return await store.get(namespace, name, shared=True)
+    except StatusError as exc:
+        if exc.code == 404:
+            return None
+        raise

@@ -97,6 +97,11 @@ ValidateDeletion = Callable[[Obj], Awaitable[None]]
 class Watcher(Protocol):
     """A stream of events; `stop()` ends it. Iteration ends when the watch is stopped or cut off."""
 
+    #: the revision of the newest event the watcher owes its consumer. Every write is handed to the watchers
+    #: it concerns before it is acknowledged, so a consumer that has taken every event up to this revision
+    #: has seen every acknowledged write under the prefix.
+    newest_event_revision: int
+
     def __aiter__(self) -> AsyncIterator[WatchEvent]: ...
 
     def stop(self) -> None: ...

@@ -615,3 +615,37 @@ def test_expect_100_continue_is_answered_before_the_body(server: KubeliteProcess
 def test_an_unknown_expectation_fails(server: KubeliteProcess, ns: str) -> None:
     result = server.http("POST", cm_path(ns), {"metadata": {"name": "x"}}, headers={"Expect": "party"})
     assert (result.status, result.body) == (417, b"Unknown Expect: party")
+
+
+def _pod_of(account: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": f"of-{account}"},
+        "spec": {"serviceAccountName": account, "containers": [{"name": "c", "image": "busybox"}]},
+    }
+
+
+def test_service_account_admission_reads_the_account_just_written(server: KubeliteProcess, ns: str) -> None:
+    """A pod created right after its ServiceAccount sees it, opt-out included (the cache may be behind: the
+    plugin then asks storage), and a pod of an account that opts out gets no token volume."""
+    pods = f"/api/v1/namespaces/{ns}/pods"
+    accounts = f"/api/v1/namespaces/{ns}/serviceaccounts"
+    quiet = {"metadata": {"name": "quiet"}, "automountServiceAccountToken": False}
+    ok(server.http("POST", accounts, quiet), 201)
+    pod = ok(server.http("POST", pods, _pod_of("quiet")), 201)
+    assert "volumes" not in pod["spec"]
+    assert "volumeMounts" not in pod["spec"]["containers"][0]
+
+    ok(server.http("POST", accounts, {"metadata": {"name": "chatty"}}), 201)
+    pod = ok(server.http("POST", pods, _pod_of("chatty")), 201)
+    [volume] = pod["spec"]["volumes"]
+    assert re.fullmatch(r"kube-api-access-[a-z0-9]{5}", volume["name"])
+    assert pod["spec"]["containers"][0]["volumeMounts"] == [
+        {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": volume["name"], "readOnly": True}
+    ]
+
+    # the opt-out, updated: the next pod follows the account as stored
+    patched = ok(server.http("PATCH", f"{accounts}/chatty", {"automountServiceAccountToken": False}, headers=MERGE))
+    assert patched["automountServiceAccountToken"] is False
+    second = _pod_of("chatty") | {"metadata": {"name": "of-chatty-2"}}
+    pod = ok(server.http("POST", pods, second), 201)
+    assert "volumes" not in pod["spec"], "admission read a stale account"

@@ -638,16 +638,19 @@ def test_shared_get_reads_memory_only_when_the_cache_is_current(tmp_path: Path) 
             assert await cacher.get(key("a")) is not cached  # a caller that may change it gets its own
             assert await cacher.get(key("a")) == cached
 
-            # storage a commit ahead of the cache (not applied yet): the shared read must not answer from memory
-            committed = await storage.current_revision()
+            # writes to other resources leave the cache current for this one
+            await storage.create("/registry/secrets/default/s", {"kind": "Secret", "metadata": {"name": "s"}})
+            assert await cacher.get(key("a"), shared=True) is cached
 
-            async def one_ahead() -> int:
-                return committed + 1
-
-            storage.current_revision = one_ahead  # type: ignore[method-assign]
+            # a write under the prefix handed to the cache's watch but not applied yet: storage must answer
+            watch = cacher._watch
+            assert watch is not None
+            applied = watch.newest_event_revision
+            watch.newest_event_revision = await storage.current_revision() + 1
             got = await cacher.get(key("a"), shared=True)
             assert got is not cached and got == cached
-            del storage.current_revision
+            watch.newest_event_revision = applied
+            assert await cacher.get(key("a"), shared=True) is cached
 
             with pytest.raises(errors.KeyNotFound):
                 await cacher.get(key("missing"), shared=True)

@@ -113,6 +113,29 @@ def test_log_rows(tmp_path: Path) -> None:
     ]
 
 
+def test_a_watcher_knows_the_newest_event_it_owes(tmp_path: Path) -> None:
+    """Every write is handed to its watchers before it is acknowledged, so a watcher can say which revision
+    its consumer must reach to have seen every write under its prefix; writes elsewhere do not move it."""
+
+    async def body() -> None:
+        s = await SQLiteStorage.open(tmp_path)
+        try:
+            await s.create(key("a"), configmap("a"))
+            await s.create("/registry/secrets/default/x", {"metadata": {"name": "x"}})
+            watcher = s.watch("/registry/configmaps/", 1)
+            # history after revision 1 may hold events under the prefix: owed up to the revision at the start
+            assert watcher.newest_event_revision == 2
+            await s.create("/registry/secrets/default/y", {"metadata": {"name": "y"}})
+            assert watcher.newest_event_revision == 2
+            created = await s.create(key("b"), configmap("b"))
+            assert watcher.newest_event_revision == int(created["metadata"]["resourceVersion"]) == 4
+            watcher.stop()
+        finally:
+            await s.close()
+
+    run(body)
+
+
 def test_schema_version_mismatch_refuses_to_open(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "kubelite.db")
     conn.execute("PRAGMA user_version = 99")

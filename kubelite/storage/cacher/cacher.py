@@ -34,6 +34,7 @@ from kubelite.storage.interface import (
     Storage,
     TryUpdate,
     ValidateDeletion,
+    Watcher,
     WatchEvent,
 )
 from kubelite.storage.keys import prefix_end
@@ -84,6 +85,8 @@ class Cacher:
         self._revision_changed = asyncio.Condition()
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        #: the storage watch the cache follows, while it follows one
+        self._watch: Watcher | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -126,12 +129,13 @@ class Cacher:
         self._by_label = None
         await self._advance(listed.revision)
         self._ready.set()
-        watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)
+        watch = self._watch = self.storage.watch(self.resource_prefix, listed.revision, progress_notify=True)
         try:
             async for event in watch:
                 self._apply(event)
                 await self._advance(event.revision)
         finally:
+            self._watch = None
             watch.stop()
         raise RuntimeError("storage watch ended")
 
@@ -210,10 +214,17 @@ class Cacher:
     async def create(self, key: str, obj: Obj) -> Obj:
         return await self.storage.create(key, obj)
 
+    def has_every_write(self) -> bool:
+        """Whether the cache has applied every write under its prefix acknowledged so far, so that reading it
+        is reading storage. Writes to other resources do not matter, so this holds while they go on."""
+        watch = self._watch
+        return watch is not None and self.revision >= watch.newest_event_revision
+
     async def get(self, key: str, *, shared: bool = False) -> Obj:
         """The object at `key`, read from storage; with `shared`, from memory when the cache has seen every
-        committed write (the answer is then the same), as the cache's own object: read it, never change it."""
-        if shared and self._ready.is_set() and self.revision >= await self.storage.current_revision():
+        acknowledged write under its prefix (the answer is then the same), as the cache's own object: read it,
+        never change it."""
+        if shared and self.has_every_write():
             obj = self._objects.get(key)
             if obj is None:
                 raise errors.KeyNotFound(f"key not found: {key}", key=key)

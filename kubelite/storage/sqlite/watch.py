@@ -122,6 +122,8 @@ class SQLiteWatcher:
         self._progress_notify = progress_notify
         #: the revision of the newest event or bookmark queued (or `from_revision`)
         self._pushed = from_revision
+        # history up to the hub's revision may hold events under the prefix: owed until the consumer gets there
+        self.newest_event_revision = max(from_revision, hub.revision)
         self._bookmark: WatchEvent | None = None
         self._prefix = prefix
         self._from = from_revision
@@ -155,6 +157,7 @@ class SQLiteWatcher:
             self.error = exc
             self.stop()
             return
+        self.newest_event_revision = event.revision
         if len(self._queue) >= self._queue_size:
             if not self._live:
                 # Still replaying: drop the buffer and read these events from the log instead.
