@@ -97,10 +97,11 @@ ValidateDeletion = Callable[[Obj], Awaitable[None]]
 class Watcher(Protocol):
     """A stream of events; `stop()` ends it. Iteration ends when the watch is stopped or cut off."""
 
-    #: the revision of the newest event the watcher owes its consumer. Every write is handed to the watchers
-    #: it concerns before it is acknowledged, so a consumer that has taken every event up to this revision
-    #: has seen every acknowledged write under the prefix.
-    newest_event_revision: int
+    def owes(self, key: str) -> bool:
+        """Whether an event of `key` may still be on its way to the consumer. Every write is handed to the
+        watchers it concerns before it is acknowledged, so while this is False the consumer has seen every
+        acknowledged write of `key`."""
+        ...
 
     def __aiter__(self) -> AsyncIterator[WatchEvent]: ...
 
@@ -127,8 +128,13 @@ class Storage(Protocol):
         *,
         ignore_not_found: bool = False,
         preconditions: Preconditions | None = None,
+        cached: Obj | None = None,
     ) -> Obj:
         """Read, call try_update, compare-and-swap on the revision read; retry on a lost race.
+
+        `cached` is the caller's copy of the current object, if it has one (kube's cachedExistingObject):
+        storage may start from it instead of reading. A copy that is not current costs a retry, never a
+        lost write: the compare-and-swap is on the revision it carries.
 
         The object returned by try_update is stored as is when its content differs from the current one
         (then it gets a new revision); when equal, nothing is written and the current object is returned.
@@ -142,8 +148,10 @@ class Storage(Protocol):
         *,
         preconditions: Preconditions | None = None,
         validate_deletion: ValidateDeletion | None = None,
+        cached: Obj | None = None,
     ) -> Obj:
-        """Delete; returns the last state carrying the deletion revision. Raises KeyNotFound, Conflict."""
+        """Delete; returns the last state carrying the deletion revision. Raises KeyNotFound, Conflict.
+        `cached`: as for guaranteed_update."""
         ...
 
     def watch(

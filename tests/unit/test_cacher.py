@@ -638,18 +638,18 @@ def test_shared_get_reads_memory_only_when_the_cache_is_current(tmp_path: Path) 
             assert await cacher.get(key("a")) is not cached  # a caller that may change it gets its own
             assert await cacher.get(key("a")) == cached
 
-            # writes to other resources leave the cache current for this one
+            # writes to other keys leave the cache current for this one, whether applied yet or not
             await storage.create("/registry/secrets/default/s", {"kind": "Secret", "metadata": {"name": "s"}})
+            await storage.create(key("b"), configmap("b"))
             assert await cacher.get(key("a"), shared=True) is cached
 
-            # a write under the prefix handed to the cache's watch but not applied yet: storage must answer
+            # a write of the key handed to the cache's watch but not applied yet: storage must answer
             watch = cacher._watch
             assert watch is not None
-            applied = watch.newest_event_revision
-            watch.newest_event_revision = await storage.current_revision() + 1
+            watch._owed[key("a")] = 1
             got = await cacher.get(key("a"), shared=True)
             assert got is not cached and got == cached
-            watch.newest_event_revision = applied
+            del watch._owed[key("a")]
             assert await cacher.get(key("a"), shared=True) is cached
 
             with pytest.raises(errors.KeyNotFound):

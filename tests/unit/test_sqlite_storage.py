@@ -28,7 +28,7 @@ from kubelite.storage.errors import StorageError, TooOldResourceVersion  # noqa:
 from kubelite.storage.interface import EventType, ListOptions, Obj, ResourceVersionMatch  # noqa: E402
 from kubelite.storage.sqlite import SQLiteStorage, queries, watch, writer  # noqa: E402
 from kubelite.storage.testing import conformance  # noqa: E402
-from kubelite.storage.testing.conformance import EventStream, configmap, key, stored  # noqa: E402
+from kubelite.storage.testing.conformance import EventStream, configmap, key, stored, update_data  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 NS = conformance.NS_PREFIX
@@ -113,22 +113,29 @@ def test_log_rows(tmp_path: Path) -> None:
     ]
 
 
-def test_a_watcher_knows_the_newest_event_it_owes(tmp_path: Path) -> None:
-    """Every write is handed to its watchers before it is acknowledged, so a watcher can say which revision
-    its consumer must reach to have seen every write under its prefix; writes elsewhere do not move it."""
+def test_a_watcher_knows_which_keys_it_owes(tmp_path: Path) -> None:
+    """Every write is handed to its watchers before it is acknowledged, so a watcher can say whether its
+    consumer has seen every acknowledged write of a key: not while history is replayed, nor while an event
+    of the key is queued; writes of other keys do not matter."""
 
     async def body() -> None:
         s = await SQLiteStorage.open(tmp_path)
         try:
             await s.create(key("a"), configmap("a"))
-            await s.create("/registry/secrets/default/x", {"metadata": {"name": "x"}})
             watcher = s.watch("/registry/configmaps/", 1)
-            # history after revision 1 may hold events under the prefix: owed up to the revision at the start
-            assert watcher.newest_event_revision == 2
-            await s.create("/registry/secrets/default/y", {"metadata": {"name": "y"}})
-            assert watcher.newest_event_revision == 2
-            created = await s.create(key("b"), configmap("b"))
-            assert watcher.newest_event_revision == int(created["metadata"]["resourceVersion"]) == 4
+            assert watcher.owes(key("b")), "history not replayed yet"
+            events = aiter(watcher)
+            await s.create("/registry/secrets/default/x", {"metadata": {"name": "x"}})
+            await s.create(key("b"), configmap("b"))
+            await s.create(key("c"), configmap("c"))
+            await update_data(s, key("b"), v="2")
+            assert (await anext(events)).key == key("b")  # the history is replayed, then the queue read
+            assert (watcher.owes(key("a")), watcher.owes(key("b")), watcher.owes(key("c"))) == (False, True, True)
+            assert (await anext(events)).key == key("c")
+            assert (watcher.owes(key("b")), watcher.owes(key("c"))) == (True, False)
+            assert (await anext(events)).key == key("b")
+            assert not watcher.owes(key("b"))
+            assert not watcher.owes("/registry/secrets/default/x")
             watcher.stop()
         finally:
             await s.close()

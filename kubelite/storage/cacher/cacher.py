@@ -214,17 +214,16 @@ class Cacher:
     async def create(self, key: str, obj: Obj) -> Obj:
         return await self.storage.create(key, obj)
 
-    def has_every_write(self) -> bool:
-        """Whether the cache has applied every write under its prefix acknowledged so far, so that reading it
-        is reading storage. Writes to other resources do not matter, so this holds while they go on."""
+    def has_every_write(self, key: str) -> bool:
+        """Whether the cache has applied every acknowledged write of `key`, so that reading it there is reading
+        storage. Writes to other keys do not matter, so this holds while they go on."""
         watch = self._watch
-        return watch is not None and self.revision >= watch.newest_event_revision
+        return watch is not None and not watch.owes(key)
 
     async def get(self, key: str, *, shared: bool = False) -> Obj:
-        """The object at `key`, read from storage; with `shared`, from memory when the cache has seen every
-        acknowledged write under its prefix (the answer is then the same), as the cache's own object: read it,
-        never change it."""
-        if shared and self.has_every_write():
+        """The object at `key`, read from storage; with `shared`, from memory when the cache has every write
+        of it (the answer is then the same), as the cache's own object: read it, never change it."""
+        if shared and self.has_every_write(key):
             obj = self._objects.get(key)
             if obj is None:
                 raise errors.KeyNotFound(f"key not found: {key}", key=key)
@@ -244,7 +243,7 @@ class Cacher:
         preconditions: Preconditions | None = None,
     ) -> Obj:
         return await self.storage.guaranteed_update(
-            key, try_update, ignore_not_found=ignore_not_found, preconditions=preconditions
+            key, try_update, ignore_not_found=ignore_not_found, preconditions=preconditions, cached=self._current(key)
         )
 
     async def delete(
@@ -254,7 +253,14 @@ class Cacher:
         preconditions: Preconditions | None = None,
         validate_deletion: ValidateDeletion | None = None,
     ) -> Obj:
-        return await self.storage.delete(key, preconditions=preconditions, validate_deletion=validate_deletion)
+        return await self.storage.delete(
+            key, preconditions=preconditions, validate_deletion=validate_deletion, cached=self._current(key)
+        )
+
+    def _current(self, key: str) -> Obj | None:
+        """The cached object for a write to start from, as kube's cacher hands etcd its cachedExistingObject:
+        only when the cache has every write of it, so that it is a retry only if another write races."""
+        return self._objects.get(key) if self.has_every_write(key) else None
 
     async def current_revision(self) -> int:
         return await self.storage.current_revision()

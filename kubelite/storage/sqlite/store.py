@@ -155,8 +155,9 @@ class SQLiteStorage:
         *,
         ignore_not_found: bool = False,
         preconditions: Preconditions | None = None,
+        cached: Obj | None = None,
     ) -> Obj:
-        state = await self._read_row(key)
+        state = await self._current_row(key, cached)
         while True:
             if state is None:
                 if not ignore_not_found:
@@ -190,8 +191,9 @@ class SQLiteStorage:
         *,
         preconditions: Preconditions | None = None,
         validate_deletion: ValidateDeletion | None = None,
+        cached: Obj | None = None,
     ) -> Obj:
-        state = await self._read_row(key)
+        state = await self._current_row(key, cached)
         while True:
             if state is None:
                 raise KeyNotFound(f"key not found: {key}", key=key)
@@ -323,6 +325,12 @@ class SQLiteStorage:
     async def _read_row(self, key: str) -> Row | None:
         return await self._readers.run(functools.partial(queries.get_row, key=key))
 
+    async def _current_row(self, key: str, cached: Obj | None) -> Row | None:
+        """The key's state to start a write from: the caller's copy when it has one that says its revision (a
+        stale copy costs one retry, the writer's compare-and-swap catches it), else read from the file."""
+        row = _row_of(cached) if cached is not None else None
+        return row if row is not None else await self._read_row(key)
+
     def _on_commit(self, outcomes: list[Outcome], records: list[Record]) -> None:
         """On the loop: publish the batch's events first, so a writer that resumes finds them queued."""
         try:
@@ -335,6 +343,15 @@ class SQLiteStorage:
                     future.set_exception(exc)
                 else:
                     future.set_result(result)
+
+
+def _row_of(cached: Obj) -> Row | None:
+    """The state a caller's copy of the object stands for (encoded again: orjson writes back the bytes it
+    read), or None when the copy carries no revision."""
+    revision = (cached.get("metadata") or {}).get("resourceVersion")
+    if not isinstance(revision, str) or not revision.isdigit():
+        return None
+    return Row(int(revision), orjson.dumps(cached))
 
 
 def _storable(obj: Obj) -> Obj:

@@ -122,8 +122,8 @@ class SQLiteWatcher:
         self._progress_notify = progress_notify
         #: the revision of the newest event or bookmark queued (or `from_revision`)
         self._pushed = from_revision
-        # history up to the hub's revision may hold events under the prefix: owed until the consumer gets there
-        self.newest_event_revision = max(from_revision, hub.revision)
+        #: key -> how many of its events are queued, not yet handed over
+        self._owed: dict[str, int] = {}
         self._bookmark: WatchEvent | None = None
         self._prefix = prefix
         self._from = from_revision
@@ -157,11 +157,11 @@ class SQLiteWatcher:
             self.error = exc
             self.stop()
             return
-        self.newest_event_revision = event.revision
         if len(self._queue) >= self._queue_size:
             if not self._live:
                 # Still replaying: drop the buffer and read these events from the log instead.
                 self._queue.clear()
+                self._owed.clear()
                 self._bookmark = None
                 self._history_until = event.revision
                 self._pushed = event.revision
@@ -170,8 +170,20 @@ class SQLiteWatcher:
             self.stop()
             return
         self._queue.append(event)
+        self._owed[event.key] = self._owed.get(event.key, 0) + 1
         self._pushed = event.revision
         self._wake()
+
+    def _hand_over(self, key: str) -> None:
+        left = self._owed[key] - 1
+        if left:
+            self._owed[key] = left
+        else:
+            del self._owed[key]
+
+    def owes(self, key: str) -> bool:
+        """Whether an event of `key` is still to be handed over: always while history is replayed."""
+        return not self._live or key in self._owed
 
     def progress(self, revision: int) -> None:
         if not self._progress_notify or self._stopped or revision <= self._pushed:
@@ -193,6 +205,7 @@ class SQLiteWatcher:
             return
         self._stopped = True
         self._queue.clear()
+        self._owed.clear()
         self._bookmark = None
         self._hub.remove(self)
         self._wake()
@@ -239,6 +252,8 @@ class SQLiteWatcher:
                     event = self._queue.popleft()
                     if event is self._bookmark:
                         self._bookmark = None
+                    if event.type is not EventType.BOOKMARK:
+                        self._hand_over(event.key)
                     yield event
                     continue
                 self._waiter = asyncio.get_running_loop().create_future()

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 import uvloop
 
+from kubelite.apimachinery.meta import deep_copy
 from kubelite.storage.errors import (
     Conflict,
     FutureResourceVersion,
@@ -425,6 +426,41 @@ async def case_guaranteed_update_retries_on_conflict(factory: StorageFactory) ->
         assert [o["metadata"]["resourceVersion"] for o in seen] == [str(base + 1), str(base + 2)]
         assert out == stored(configmap("a", v="1", other="x", mine="y"), base + 3)
         assert await s.get(key("a")) == out
+
+
+@_case
+async def case_writes_start_from_a_cached_copy(factory: StorageFactory) -> None:
+    """A caller's copy of the current object lets storage skip its read; a copy that is no longer current
+    costs a retry on the current state, never a lost write (the compare-and-swap is on its revision)."""
+    async with opened(factory) as s:
+        base = await begin(s)
+        first = await s.create(key("a"), configmap("a", v="1"))
+        second = await update_data(s, key("a"), v="2")
+        seen: list[Obj] = []
+
+        async def add_mine(current: Obj | None) -> Obj:
+            assert current is not None
+            seen.append(deep_copy(current))
+            current["data"]["mine"] = "y"
+            return current
+
+        out = await s.guaranteed_update(key("a"), add_mine, cached=first)  # stale: v=1 at base + 1
+        assert [o["data"] for o in seen] == [{"v": "1"}, {"v": "2"}]
+        assert out == stored(configmap("a", v="2", mine="y"), base + 3)
+        assert await s.get(key("a")) == out
+
+        seen.clear()
+        out = await s.guaranteed_update(key("a"), add_mine, cached=deep_copy(out))  # current: no retry
+        assert [o["data"] for o in seen] == [{"v": "2", "mine": "y"}]
+        assert await s.current_revision() == base + 3  # the same content again: nothing written
+
+        with pytest.raises(Conflict):  # the precondition is checked on the current state, not the copy
+            await s.delete(key("a"), preconditions=Preconditions(resource_version=str(base + 1)), cached=first)
+        deleted = await s.delete(key("a"), cached=second)  # stale, retried on the current state
+        assert deleted["data"] == {"v": "2", "mine": "y"}
+        assert deleted["metadata"]["resourceVersion"] == str(base + 4)
+        with pytest.raises(KeyNotFound):
+            await s.get(key("a"))
 
 
 @_case
