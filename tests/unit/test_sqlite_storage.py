@@ -137,6 +137,7 @@ def test_a_watcher_knows_which_keys_it_owes(tmp_path: Path) -> None:
             assert not watcher.owes(key("b"))
             assert not watcher.owes("/registry/secrets/default/x")
             watcher.stop()
+            assert watcher.owes(key("a")), "a stopped watcher hands nothing over"
         finally:
             await s.close()
 

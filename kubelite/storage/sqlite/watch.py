@@ -182,8 +182,9 @@ class SQLiteWatcher:
             del self._owed[key]
 
     def owes(self, key: str) -> bool:
-        """Whether an event of `key` is still to be handed over: always while history is replayed."""
-        return not self._live or key in self._owed
+        """Whether an event of `key` is still to be handed over: always while history is replayed, and once
+        stopped (a watcher cut off for falling behind has dropped what it owed)."""
+        return self._stopped or not self._live or key in self._owed
 
     def progress(self, revision: int) -> None:
         if not self._progress_notify or self._stopped or revision <= self._pushed:
