@@ -33,7 +33,8 @@ class Strategy:
     #: the /status subresource keeps the stored labels (kube's deployment status strategy)
     status_resets_labels: bool = False
     #: the watch cache holds the lists and objects inside spec and status as JSON (apimachinery.compact): for
-    #: kinds stored by the many, whose nested fields nothing in the server reads from the cache
+    #: kinds stored by the many, whose nested fields nothing in the server reads from the cache but their
+    #: Table printer, which must decode what it reads (`compact.expanded`, as the pods' printer does)
     compact_in_cache: bool = False
 
     def __init__(self, spec: ResourceSpec) -> None:

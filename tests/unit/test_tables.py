@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 import pytest
 
+from kubelite.apimachinery.compact import compact_spec_and_status
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.tables import TABLES, TableSpec, default_table
+from kubelite.registry.tables import pods as pods_table
 from kubelite.registry.tables.quantity import canonical_quantity
 
 NOW = datetime(2025, 6, 1, 12, 0, 0, tzinfo=UTC)
@@ -404,6 +408,63 @@ INITIALIZED = {"type": "Initialized", "status": "True"}
 )
 def test_pod_status(obj: dict[str, Any], ready: str, status: str, restarts: str) -> None:
     assert row("", "pods", obj)[1:4] == [ready, status, restarts]
+
+
+def _identified(obj: dict[str, Any], uid: str, revision: str) -> dict[str, Any]:
+    return {**obj, "metadata": {**obj["metadata"], "uid": uid, "resourceVersion": revision}}
+
+
+def test_pod_rows_of_compact_pods_are_those_of_the_pods() -> None:
+    """The watch cache holds a pod's containers and statuses as JSON; its printer reads through that."""
+    obj = _identified(
+        pod(
+            statuses=[container(terminated(1, reason="Error"), restarts=3, lastState=terminated())],
+            conditions=[READY],
+        ),
+        "uid-compact",
+        "7",
+    )
+    obj["spec"].update(nodeName="node-1", readinessGates=[{"conditionType": "Ready"}])
+    plain_row = TABLES[("", "pods")].row(copy.deepcopy(obj) | {"metadata": {**obj["metadata"], "uid": "u2"}}, NOW)
+    compact_spec_and_status(obj)
+    assert isinstance(obj["status"]["containerStatuses"], orjson.Fragment)
+    expected = ["web-0", "0/1", "Error", "3 (60s ago)", "5m", "<none>", "node-1", "<none>", "1/1"]
+    assert row("", "pods", obj) == plain_row == expected
+
+
+def test_pod_facts_are_kept_by_revision_and_the_time_cells_follow_the_clock() -> None:
+    printer = TABLES[("", "pods")].row
+    failing = _identified(
+        pod(statuses=[container(waiting("CrashLoopBackOff"), restarts=2, lastState=terminated())]),
+        "uid-kept",
+        "1",
+    )
+    assert printer(failing, NOW)[2:5] == ["CrashLoopBackOff", "2 (60s ago)", "5m"]
+    later = NOW + timedelta(minutes=10)
+    assert printer(failing, later)[2:5] == ["CrashLoopBackOff", "2 (11m ago)", "15m"]
+    # the same uid and resourceVersion are the same content: what the pod alone decides is not recomputed
+    same_revision = copy.deepcopy(failing)
+    same_revision["status"]["containerStatuses"][0]["state"] = RUNNING
+    assert printer(same_revision, NOW)[2] == "CrashLoopBackOff"
+    # a new resourceVersion is new content
+    running = _identified(same_revision, "uid-kept", "2")
+    assert printer(running, NOW)[2] == "Running"
+    # without a resourceVersion (a dry run's object) nothing is kept
+    unidentified = copy.deepcopy(running)
+    del unidentified["metadata"]["resourceVersion"]
+    unidentified["status"]["containerStatuses"][0]["state"] = waiting("ImagePullBackOff")
+    assert printer(unidentified, NOW)[2] == "ImagePullBackOff"
+
+
+def test_pod_facts_keep_the_most_recently_printed() -> None:
+    facts = pods_table._FactsByRevision(2)
+    a, b, c = (_identified(pod(), f"u-{n}", "1") for n in "abc")
+    first, second = facts.of(a), facts.of(b)
+    assert facts.of(a) is first  # a is now the most recent
+    facts.of(c)  # b goes
+    assert len(facts) == 2
+    assert facts.of(a) is first
+    assert facts.of(b) is not second  # computed again
 
 
 def test_pod_wide_cells() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apimachinery import errors
-from kubelite.apimachinery.compact import expanded
 from kubelite.apimachinery.meta import Obj, now
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.tables import TABLES, TableSpec, default_table
@@ -43,10 +42,9 @@ def to_table(
     when = now()
     rows = []
     for obj in objects:
-        readable = expanded(obj)  # the printers read nested fields, which the watch cache may hold as JSON
-        row: dict[str, Any] = {"cells": table_spec.row(readable, when)}
+        row: dict[str, Any] = {"cells": table_spec.row(obj, when)}
         if table_spec.conditions is not None:
-            conditions = table_spec.conditions(readable)
+            conditions = table_spec.conditions(obj)
             if conditions:
                 row["conditions"] = conditions
         if include_object == "Metadata":

@@ -10,9 +10,12 @@ Always`) count as containers for readiness and restarts.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from kubelite.apimachinery.compact import expanded
 from kubelite.apimachinery.duration import human_duration, nanoseconds, parse_time
 from kubelite.registry.tables import descriptions as d
 from kubelite.registry.tables.base import (
@@ -192,21 +195,84 @@ def _readiness_gates(pod: Obj) -> str:
     return f"{true_count}/{len(gates)}"
 
 
+@dataclass(frozen=True, slots=True)
+class _PodFacts:
+    """What a pod's row shows that depends on the pod alone (its age and how long ago it restarted depend on
+    the time of the request too)."""
+
+    ready: str
+    reason: str
+    restarts: int
+    last_restart: datetime | None
+    ip: str
+    node: str
+    nominated_node: str
+    readiness_gates: str
+
+
+class _FactsByRevision:
+    """Facts of the pods printed last, by uid and resourceVersion (storage never gives two contents the same
+    pair), least recently used first out. A list of pods prints mostly the pods it printed before, and
+    computing their facts means decoding the containers and statuses the watch cache holds as JSON."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self._entries: OrderedDict[tuple[str, str], _PodFacts] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def of(self, pod: Obj) -> _PodFacts:
+        meta = pod.get("metadata")
+        uid = meta.get("uid") if isinstance(meta, dict) else None
+        revision = meta.get("resourceVersion") if isinstance(meta, dict) else None
+        if not (isinstance(uid, str) and isinstance(revision, str) and uid and revision):
+            return _facts(pod)  # a dry run's object: nothing identifies its content
+        ident = (uid, revision)
+        facts = self._entries.get(ident)
+        if facts is not None:
+            self._entries.move_to_end(ident)
+            return facts
+        facts = self._entries[ident] = _facts(pod)
+        if len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+        return facts
+
+
+def _facts(pod: Obj) -> _PodFacts:
+    readable = expanded(pod)
+    ready, total, reason, restarts, last_restart = pod_status(readable)
+    return _PodFacts(
+        ready=f"{ready}/{total}",
+        reason=reason,
+        restarts=restarts,
+        last_restart=last_restart,
+        ip=_pod_ip(readable),
+        node=text(readable, "spec", "nodeName") or "<none>",
+        nominated_node=text(readable, "status", "nominatedNodeName") or "<none>",
+        readiness_gates=_readiness_gates(readable),
+    )
+
+
+#: about 200 bytes each
+_FACTS = _FactsByRevision(50_000)
+
+
 def pod_row(pod: Obj, now: datetime) -> list[Any]:
-    ready, total, reason, restarts, last_restart = pod_status(pod)
-    restarts_cell = str(restarts)
-    if restarts and last_restart is not None:
-        restarts_cell = f"{restarts} ({human_duration(nanoseconds(now - last_restart))} ago)"
+    facts = _FACTS.of(pod)
+    restarts_cell = str(facts.restarts)
+    if facts.restarts and facts.last_restart is not None:
+        restarts_cell = f"{facts.restarts} ({human_duration(nanoseconds(now - facts.last_restart))} ago)"
     return [
         name_of(pod),
-        f"{ready}/{total}",
-        reason,
+        facts.ready,
+        facts.reason,
         restarts_cell,
         age(pod, now),
-        _pod_ip(pod),
-        text(pod, "spec", "nodeName") or "<none>",
-        text(pod, "status", "nominatedNodeName") or "<none>",
-        _readiness_gates(pod),
+        facts.ip,
+        facts.node,
+        facts.nominated_node,
+        facts.readiness_gates,
     ]
 
 
