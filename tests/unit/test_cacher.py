@@ -677,3 +677,22 @@ def test_the_label_index_follows_changes_after_it_is_built(tmp_path: Path) -> No
             assert await names() == ["c05", "c99"]
 
     run(body)
+
+
+def test_the_window_keeps_the_cached_objects_as_the_previous_states(tmp_path: Path) -> None:
+    """An event's previous state is the object the cache held (compact, shared), not another copy of it."""
+
+    async def body() -> None:
+        async with opened(tmp_path) as (storage, cacher):
+            await write(storage, cacher, configmap("a", app="x"))
+            before = cacher.peek(key("a"))
+            updated = await relabel(storage, cacher, "a", app="y")
+            last = cacher._window[-1]
+            assert last.prev is before
+            assert last.obj is cacher.peek(key("a"))
+            assert last.obj["metadata"]["resourceVersion"] == updated["metadata"]["resourceVersion"]
+            deleted = await storage.delete(key("a"))
+            assert await cacher.wait_until_fresh(rv(deleted), timeout=5)
+            assert cacher._window[-1].prev is last.obj
+
+    run(body)

@@ -156,7 +156,8 @@ class Cacher:
             if prev is None:
                 self._keys.add(event.key)
             self._index_labels(event.key, prev, event.obj)
-        if event.prev is None and prev is not None:
+        if prev is not None:
+            # the cache's own object is that state too, compact: the window keeps it rather than storage's copy
             event.prev = prev
         if len(self._window) == self._window.maxlen:
             # the oldest event falls out: nothing of this resource happened between it and the next one
