@@ -49,24 +49,25 @@ _BEFORE_FIRST_APPLY = "before-first-apply"
 _ANCIENT = "ancient-changes"
 
 #: never owned by anyone (kube's stripMetaManager); a plain difference, so metadata's children stay
+#: the metadata fields no manager owns (kube's stripSet)
+STRIPPED_METADATA = frozenset(
+    {
+        "name",
+        "namespace",
+        "creationTimestamp",
+        "selfLink",
+        "uid",
+        "clusterName",
+        "generation",
+        "managedFields",
+        "resourceVersion",
+    }
+)
 _STRIPPED = Set.of(
     ("apiVersion",),
     ("kind",),
     ("metadata",),
-    *(
-        ("metadata", name)
-        for name in (
-            "name",
-            "namespace",
-            "creationTimestamp",
-            "selfLink",
-            "uid",
-            "clusterName",
-            "generation",
-            "managedFields",
-            "resourceVersion",
-        )
-    ),
+    *(("metadata", name) for name in sorted(STRIPPED_METADATA)),
 )
 
 

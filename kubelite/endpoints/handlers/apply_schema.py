@@ -20,6 +20,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from kubelite.apimachinery import schema_definitions as schemas
+from kubelite.apimachinery.apply.created import CreateRecorder
 from kubelite.apimachinery.apply.fieldmanager import FieldManager, manager_or_user_agent
 from kubelite.apimachinery.apply.fieldpath import Set
 from kubelite.apimachinery.apply.schema import (
@@ -302,9 +303,14 @@ def field_manager(spec: ResourceSpec, subresource: str = "", *, status_resets_la
     )
 
 
+@lru_cache(maxsize=512)
+def create_recorder(spec: ResourceSpec) -> CreateRecorder:
+    return CreateRecorder(field_manager(spec))
+
+
 def track_create(spec: ResourceSpec, obj: Obj, manager: str) -> Obj:
     """Record a create by `manager` in obj's managedFields (call it on the defaulted object)."""
-    return field_manager(spec).update(None, obj, manager)
+    return create_recorder(spec).record(obj, manager)
 
 
 def track_update(
@@ -325,6 +331,7 @@ __all__ = [
     "GoShapes",
     "SchemaBuilder",
     "builder",
+    "create_recorder",
     "field_manager",
     "manager_or_user_agent",
     "reset_fields",
