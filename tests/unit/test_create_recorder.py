@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import objects
-from kubelite.apimachinery.apply.created import CreateRecorder
+from kubelite.apimachinery.apply.created import MAX_SHAPE_BYTES, CreateRecorder
 from kubelite.apimachinery.apply.fieldmanager import FieldManager
 from kubelite.endpoints.handlers.apply_schema import reset_fields, root_node
 from kubelite.registry.catalog import BUILTIN_RESOURCES
@@ -144,3 +144,13 @@ def test_objects_that_differ_in_stripped_fields_share_a_shape_and_a_result(
         obj["metadata"].update(meta)
         expected = manager_for(spec_of(obj)).update(None, copy.deepcopy(obj), "m")
         assert orjson.dumps(recorder.record(obj, "m")) == orjson.dumps(expected)
+
+
+def test_large_objects_are_not_kept() -> None:
+    big = objects.configmap("big", "ns")
+    big["data"] = {"blob": "x" * (MAX_SHAPE_BYTES + 1)}
+    expected, missed, hit = recorded_both_ways(big)
+    assert missed == hit == expected
+    recorder = CreateRecorder(manager_for(spec_of(big)))
+    recorder.record(big, "m")
+    assert len(recorder) == 0

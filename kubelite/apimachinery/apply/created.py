@@ -21,11 +21,15 @@ import orjson
 from kubelite.apimachinery.apply.fieldmanager import STRIPPED_METADATA, FieldManager
 from kubelite.apimachinery.meta import Obj
 
+#: larger objects are rarely made by the many, and would make the kept shapes weigh
+MAX_SHAPE_BYTES = 16 * 1024
+
 
 class CreateRecorder:
-    """A field manager's creates, with the entries of the last `max_entries` shapes kept."""
+    """A field manager's creates, with the entries of the last `max_entries` shapes kept (at most
+    `max_entries` x `MAX_SHAPE_BYTES` of keys, and their entries, which are smaller)."""
 
-    def __init__(self, field_manager: FieldManager, max_entries: int = 1024) -> None:
+    def __init__(self, field_manager: FieldManager, max_entries: int = 256) -> None:
         self.field_manager = field_manager
         self.max_entries = max_entries
         #: (manager, shape) -> the managedFields entries as JSON, their times blank; None for none
@@ -37,7 +41,7 @@ class CreateRecorder:
     def record(self, obj: Obj, manager: str) -> Obj:
         """`FieldManager.update(None, obj, manager)`: obj with its managedFields; returns obj."""
         shape = _shape(obj)
-        if shape is None:
+        if shape is None or len(shape) > MAX_SHAPE_BYTES:
             return self.field_manager.update(None, obj, manager)
         ident = (manager, shape)
         if ident in self._entries:
