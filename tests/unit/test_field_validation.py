@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from kubelite.apimachinery.errors import StatusError
-from kubelite.endpoints.handlers.field_validation import check, json_findings, prune_unknown_fields
+from kubelite.endpoints.handlers.field_validation import (
+    _count_members,
+    _may_repeat_keys,
+    check,
+    json_findings,
+    prune_unknown_fields,
+)
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.spec import ResourceSpec
 
@@ -326,6 +332,30 @@ def test_yaml_duplicate_keys() -> None:
             ['299 - "duplicate field \\"data.url\\""'],
         ),
         (CONFIGMAPS, b'{"metadata":{"name":"a"},"data":{"k":"a\\":\\"b:c","j":"::"}}', []),
+        # managedFields' keys all hold colons: repeated keys are still found, in compact and spaced-out bodies
+        (
+            CONFIGMAPS,
+            b'{"metadata":{"name":"a","managedFields":[{"manager":"m","operation":"Update","time":"2026-01-01T00:00:00Z",'
+            b'"fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}}',
+            [],
+        ),
+        (
+            CONFIGMAPS,
+            b'{"metadata":{"name":"a","managedFields":[{"manager":"m","time":"2026-01-01T00:00:00Z",'
+            b'"fieldsV1":{"f:data":{}}}]},"data":{"k":"v","k":"w"}}',
+            ['299 - "duplicate field \\"data.k\\""'],
+        ),
+        (
+            CONFIGMAPS,
+            b'{"metadata" :{"name"  :"a"},"data":{"t":"1:2:3","t"\t:"x"}}',
+            ['299 - "duplicate field \\"data.t\\""'],
+        ),
+        (
+            CONFIGMAPS,
+            b'{\n  "metadata": {\n    "name": "a"\n  },\n  "data": {\n    "t": "1:2",\n    "t"\n: "3:4"\n  }\n}',
+            ['299 - "duplicate field \\"data.t\\""'],
+        ),
+        (CONFIGMAPS, b'{"metadata":{"name":"a"},"data":{":k":":v","k:":"v:"}}', []),
         (
             CONFIGMAPS,
             b'{"metadata":{"name":"a","name":"b"},"data":{"t":"12:00:00"}}',
@@ -350,6 +380,11 @@ def test_yaml_duplicate_keys() -> None:
         "repeated",
         "colons-in-values",
         "escaped-quote-colons",
+        "managed-fields-clean",
+        "managed-fields-repeated",
+        "spaced-colons-repeated",
+        "pretty-printed-repeated",
+        "strings-starting-or-ending-with-colons",
         "repeated-meta-with-times",
         "inside-pruned",
         "repeated-in-list-item",
@@ -360,3 +395,17 @@ def test_repeated_keys_are_found_whatever_the_strings_hold(
     spec: ResourceSpec, body: bytes, warnings: list[str]
 ) -> None:
     assert check(spec, json.loads(body), body, None, True) == warnings
+
+
+def test_compact_bodies_with_colons_in_strings_are_settled_without_blanking_strings() -> None:
+    body = (
+        b'{"metadata":{"name":"a","managedFields":[{"manager":"m","time":"2026-01-01T00:00:00Z",'
+        b'"fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"http://x:1"}}'
+    )
+    members = _count_members(json.loads(body))
+    assert body.count(b":") > members  # the first count cannot settle it
+    assert body.count(b'":') == members  # the second does: one per key
+    assert not _may_repeat_keys(body, members)
+    repeated = body.replace(b'"data":{"k"', b'"data":{"k":"x","k"')
+    assert json.loads(repeated) == json.loads(body)  # a repeated key leaves the parsed members as they were
+    assert _may_repeat_keys(repeated, members)
