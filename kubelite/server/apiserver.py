@@ -257,8 +257,8 @@ def _listen(host: str, port: int) -> socket.socket:
 
 async def _cached_or_stored(store: Store, namespace: str, name: str) -> Obj | None:
     """The object for an admission plugin to read (kube's read an informer's cache): the watch cache's own when
-    it has every write to the resource, storage's otherwise, so a write that just happened is always seen.
-    None when there is none."""
+    it has every acknowledged write of that object, storage's otherwise, so a write that just happened is
+    always seen. None when there is none."""
     try:
         return await store.get(namespace, name, shared=True)
     except StatusError as exc:
