@@ -87,6 +87,18 @@ def resource_version_of(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("resourceVersion") or "")
 
 
+def content_identity(obj: Obj) -> tuple[str, str] | None:
+    """(uid, resourceVersion): storage never gives two contents the same pair, so what is computed from an
+    object can be kept under it. None when the object lacks either (a dry run's has no resourceVersion)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    uid, revision = meta.get("uid"), meta.get("resourceVersion")
+    if isinstance(uid, str) and isinstance(revision, str) and uid and revision:
+        return uid, revision
+    return None
+
+
 def plain(value: Any) -> Any:
     """`value` with every `orjson.Fragment` in it decoded (a copy), for encoders other than orjson."""
     return deep_copy(value)

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.meta import Obj, content_identity
 
 #: items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them
 TYPE_META = frozenset({"kind", "apiVersion"})
@@ -34,12 +34,9 @@ class EncodedItems:
         return len(self._entries)
 
     def encode(self, item: Obj) -> bytes:
-        meta = item.get("metadata")
-        uid = meta.get("uid") if isinstance(meta, dict) else None
-        revision = meta.get("resourceVersion") if isinstance(meta, dict) else None
-        if not (isinstance(uid, str) and isinstance(revision, str) and uid and revision):
+        ident = content_identity(item)
+        if ident is None:
             return orjson.dumps(strip_type_meta(item))
-        ident = (uid, revision)
         data = self._entries.get(ident)
         if data is not None:
             self._entries.move_to_end(ident)

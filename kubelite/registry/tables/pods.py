@@ -17,6 +17,7 @@ from typing import Any
 
 from kubelite.apimachinery.compact import expanded
 from kubelite.apimachinery.duration import human_duration, nanoseconds, parse_time
+from kubelite.apimachinery.meta import content_identity
 from kubelite.registry.tables import descriptions as d
 from kubelite.registry.tables.base import (
     Obj,
@@ -211,9 +212,9 @@ class _PodFacts:
 
 
 class _FactsByRevision:
-    """Facts of the pods printed last, by uid and resourceVersion (storage never gives two contents the same
-    pair), least recently used first out. A list of pods prints mostly the pods it printed before, and
-    computing their facts means decoding the containers and statuses the watch cache holds as JSON."""
+    """Facts of the pods printed last, by `content_identity`, least recently used first out. A list of pods
+    prints mostly the pods it printed before, and computing their facts means decoding the containers and
+    statuses the watch cache holds as JSON."""
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
@@ -223,12 +224,9 @@ class _FactsByRevision:
         return len(self._entries)
 
     def of(self, pod: Obj) -> _PodFacts:
-        meta = pod.get("metadata")
-        uid = meta.get("uid") if isinstance(meta, dict) else None
-        revision = meta.get("resourceVersion") if isinstance(meta, dict) else None
-        if not (isinstance(uid, str) and isinstance(revision, str) and uid and revision):
+        ident = content_identity(pod)
+        if ident is None:
             return _facts(pod)  # a dry run's object: nothing identifies its content
-        ident = (uid, revision)
         facts = self._entries.get(ident)
         if facts is not None:
             self._entries.move_to_end(ident)
