@@ -13,7 +13,7 @@ from typing import Any
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.spec import ResourceSpec
-from kubelite.registry.store import Store, UpdateFunc, ValidateFunc
+from kubelite.registry.store import MutateFunc, Store, UpdateFunc, ValidateFunc
 from kubelite.storage.interface import WatchEvent
 
 #: events.k8s.io/v1 field -> core/v1 field, for the fields whose names differ
@@ -99,23 +99,34 @@ class EventsV1Store:
         obj: Obj,
         params: WriteParams,
         *,
+        mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
-        defaulted: bool = False,
     ) -> Obj:
-        """Create through core/v1; `defaulted` is ignored: the converted object still needs core's defaults."""
+        """Create through core/v1: `mutate` sees the events.k8s.io object, core defaults the converted one."""
+        if mutate is not None:
+            obj = await mutate(obj, None)
         self._check_type(obj)
         return to_events_v1(await self.core.create(namespace, to_core(obj), params, validate=validate))
 
     async def update(
-        self, namespace: str, name: str, update: UpdateFunc, params: WriteParams, **kwargs: Any
+        self,
+        namespace: str,
+        name: str,
+        update: UpdateFunc,
+        params: WriteParams,
+        *,
+        mutate: MutateFunc | None = None,
+        **kwargs: Any,
     ) -> tuple[Obj, bool]:
         async def converted(current: Obj | None) -> Obj:
-            new = await update(to_events_v1(current) if current is not None else None)
+            old = to_events_v1(current) if current is not None else None
+            new = await update(old)
+            if mutate is not None:
+                new = await mutate(new, old)
             self._check_type(new)
             return to_core(new)
 
         kwargs.pop("strategy", None)
-        kwargs.pop("defaulted", None)  # the converted object still needs core's defaults
         result, created = await self.core.update(namespace, name, converted, params, **kwargs)
         return to_events_v1(result), created
 

@@ -9,7 +9,7 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
 from kubelite.registry.options import DeleteParams, WriteParams
-from kubelite.registry.store import Store, ValidateFunc
+from kubelite.registry.store import MutateFunc, Store, ValidateFunc
 from kubelite.registry.strategy import Strategy
 from kubelite.registry.validation.services import (
     externally_accessible,
@@ -170,17 +170,27 @@ class ServiceStore(Store):
         obj: Obj,
         params: WriteParams,
         *,
+        mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
-        defaulted: bool = False,
     ) -> Obj:
-        ip, ports = self._allocate(obj)
+        allocated: list[tuple[str | None, list[int]]] = []
+
+        async def mutate_then_allocate(new: Obj, old: Obj | None) -> Obj:
+            # addresses go to the defaulted object as admission leaves it
+            if mutate is not None:
+                new = await mutate(new, old)
+            allocated.append(self._allocate(new))
+            return new
+
         try:
-            result = await super().create(namespace, obj, params, validate=validate, defaulted=defaulted)
+            result = await super().create(namespace, obj, params, mutate=mutate_then_allocate, validate=validate)
         except BaseException:
-            self._release(ip, ports)
+            for ip, ports in allocated:
+                self._release(ip, ports)
             raise
         if params.dry_run:
-            self._release(ip, ports)
+            for ip, ports in allocated:
+                self._release(ip, ports)
         return result
 
     async def update(
