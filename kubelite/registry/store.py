@@ -16,9 +16,9 @@ Each object is defaulted once, here: the callers hand in what the client sent.
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause, StatusError
@@ -30,6 +30,7 @@ from kubelite.apimachinery.validation import (
     validate_object_meta_update,
 )
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.rest import DescribedBySpec, MutateFunc, UpdateFunc, ValidateFunc
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.strategy import Strategy
 from kubelite.storage import continue_token
@@ -37,24 +38,33 @@ from kubelite.storage import errors as storage_errors
 from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
 from kubelite.storage.interface import ListOptions, Preconditions, ResourceVersionMatch
 
-#: turns the stored object (None when absent) into the desired one; raising aborts the update
-UpdateFunc = Callable[[Obj | None], Awaitable[Obj]]
-#: the caller's changes to the defaulted object (new, stored or None) before the strategy runs: the field
-#: manager's record of the write and mutating admission (kube's UpdatedObjectInfo transformers)
-MutateFunc = Callable[[Obj, Obj | None], Awaitable[Obj]]
-#: admission's validating step, called on a copy of the final object before it is written
-ValidateFunc = Callable[[Obj, Obj | None], Awaitable[None]]
+if TYPE_CHECKING:
+    from kubelite.registry.tables.base import TableSpec
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
 
 
-class Store:
+class Store(DescribedBySpec):
+    """Implements every verb Protocol of `registry.rest`; the mutate and validate callbacks are the MutateFunc
+    and ValidateFunc described there."""
+
+    #: what `kubectl get` prints for the resource, bound by its home (kube's TableConvertor); None: kube's
+    #: default table of Name and Created At
+    table: TableSpec | None = None
+
     def __init__(self, spec: ResourceSpec, strategy: Strategy, storage: Cacher, *, key_root: str) -> None:
         self.spec = spec
         self.strategy = strategy
         self.storage = storage
         self.prefix = f"/registry/{key_root}/"
+
+    def table_convertor(self) -> TableSpec:
+        if self.table is None:
+            from kubelite.registry.tables.base import default_table  # the printers import the stores they print
+
+            return default_table()
+        return self.table
 
     # -- keys ----------------------------------------------------------------------------------------
 

@@ -106,6 +106,18 @@ class Strategy:
         return frozenset(base | set(self.selectable_fields))
 
 
+class SpecStrategy(Strategy):
+    """Kinds with a spec whose changes bump metadata.generation, and nothing else of their own."""
+
+    tracks_generation = True
+
+
+class PlainStrategy(Strategy):
+    """Kinds without generation tracking and nothing else of their own (leases, RBAC, endpoints, ...)."""
+
+    tracks_generation = False
+
+
 class StatusStrategy(Strategy):
     """The /status subresource: only status may change; everything else is taken from the stored object."""
 

@@ -8,13 +8,17 @@ recorder writes events.k8s.io/v1).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.rest import DescribedBySpec
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import MutateFunc, Store, UpdateFunc, ValidateFunc
 from kubelite.storage.interface import WatchEvent
+
+if TYPE_CHECKING:
+    from kubelite.registry.tables.base import TableSpec
 
 #: events.k8s.io/v1 field -> core/v1 field, for the fields whose names differ
 _RENAMED = {
@@ -70,13 +74,18 @@ class _ConvertingWatcher:
             yield event
 
 
-class EventsV1Store:
-    """The Store interface of events.k8s.io/v1, over the core/v1 events Store."""
+class EventsV1Store(DescribedBySpec):
+    """events.k8s.io/v1 over the core/v1 events Store: the Store's verb Protocols (`registry.rest`), each
+    converting on the way in and out."""
 
-    def __init__(self, spec: ResourceSpec, core: Store) -> None:
+    def __init__(self, spec: ResourceSpec, core: Store, *, table: TableSpec | None = None) -> None:
         self.spec = spec
         self.core = core
         self.strategy = core.strategy
+        self.table = table
+
+    def table_convertor(self) -> TableSpec:
+        return self.table if self.table is not None else self.core.table_convertor()
 
     async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
         return to_events_v1(await self.core.get(namespace, name, shared=shared))
