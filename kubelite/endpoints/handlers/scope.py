@@ -25,12 +25,8 @@ class RequestScope:
     spec: ResourceSpec
     store: Store
     admission: AdmissionChain
-    #: strategies of update-able subresources (status)
+    #: strategies of update-able subresources (status, finalize)
     subresource_strategies: dict[str, Strategy] = field(default_factory=dict)
-    #: subresources with their own handlers (scale, binding, log)
-    subresource_handlers: dict[str, SubresourceHandler] = field(default_factory=dict)
-    #: for resources that are computed rather than stored (bindings, reviews): what a create does
-    create_handler: SubresourceHandler | None = None
     #: seconds between watch bookmarks
     bookmark_interval: float = 60.0
     #: bound handler for the default watch timeout (kube: min-request-timeout 1800s, randomized)
