@@ -25,6 +25,7 @@ from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry import rest
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.tables import default_table
 
 Handler = Callable[[web.Request, RequestScope, RequestInfo], Awaitable[web.StreamResponse]]
 
@@ -231,6 +232,7 @@ class ResourceRoutes:
             store=scope_store if scope_store is not None else storage,  # type: ignore[arg-type]
             admission=options.admission,
             subresource_strategies=strategies,
+            table=storage.table_convertor() if isinstance(storage, rest.TableConvertor) else default_table(),
             bookmark_interval=options.bookmark_interval,
             watch_timeout=options.randomized_watch_timeout,
         )

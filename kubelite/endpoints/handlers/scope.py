@@ -14,6 +14,7 @@ from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import Store
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.tables import TableSpec, default_table
 
 
 class SubresourceHandler(Protocol):
@@ -27,6 +28,8 @@ class RequestScope:
     admission: AdmissionChain
     #: strategies of update-able subresources (status, finalize)
     subresource_strategies: dict[str, Strategy] = field(default_factory=dict)
+    #: what `kubectl get` prints for the resource: its storage's TableConvertor
+    table: TableSpec = field(default_factory=default_table)
     #: seconds between watch bookmarks
     bookmark_interval: float = 60.0
     #: bound handler for the default watch timeout (kube: min-request-timeout 1800s, randomized)
