@@ -169,3 +169,41 @@ def test_a_registration_serves_only_its_own_resource(tmp_path: Path) -> None:
             await registry.register(WIDGETS, BUILTIN_REGISTRATIONS[("coordination.k8s.io", "leases")])
 
     run(tmp_path, body)
+
+
+class _CountingStrategy(PlainStrategy):
+    """Counts how often the Store defaults an object, and marks it, so mutate can see it ran first."""
+
+    defaults = 0
+
+    def default(self, obj: dict) -> None:  # type: ignore[type-arg]
+        type(self).defaults += 1
+        obj.setdefault("spec", {}).setdefault("size", 1)
+
+
+def test_the_store_defaults_each_object_once_before_mutate(tmp_path: Path) -> None:
+    seen: list[object] = []
+
+    async def mutate(new: dict, old: dict | None) -> dict:  # type: ignore[type-arg]
+        seen.append((new["spec"].get("size"), old is None))
+        return new
+
+    async def body(registry: Registry) -> None:
+        _CountingStrategy.defaults = 0
+        built = await registry.register(WIDGETS, stored("example.com", "widgets", _CountingStrategy))
+        widgets = built.main
+        await widgets.create("default", {"metadata": {"name": "w1"}}, WriteParams(), mutate=mutate)
+        assert (_CountingStrategy.defaults, seen) == (1, [(1, True)])
+
+        async def replace(current: dict | None) -> dict:  # type: ignore[type-arg]
+            return {"metadata": {}, "spec": {}}
+
+        await widgets.update("default", "w1", replace, WriteParams(), mutate=mutate)
+        assert (_CountingStrategy.defaults, seen[-1]) == (2, (1, False))
+        _, created = await widgets.update("default", "w2", replace, WriteParams(), mutate=mutate, allow_create=True)
+        assert (created, _CountingStrategy.defaults, seen[-1]) == (True, 3, (1, True))
+        # a status write takes the stored object's spec: the status strategy defaults nothing
+        await built.subresources["status"].update("default", "w1", replace, WriteParams())
+        assert _CountingStrategy.defaults == 3
+
+    run(tmp_path, body)
