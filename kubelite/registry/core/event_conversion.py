@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from kubelite.apimachinery import errors
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.rest import DescribedBySpec
@@ -155,8 +156,6 @@ class EventsV1Store(DescribedBySpec):
     def _check_type(self, obj: Obj) -> None:
         api_version = obj.get("apiVersion")
         if api_version and api_version != self.spec.api_version:
-            from kubelite.apimachinery import errors
-
             raise errors.bad_request(
                 f"the API version in the data ({api_version}) does not match the expected API version "
                 f"({self.spec.api_version})"

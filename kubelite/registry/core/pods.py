@@ -1,5 +1,6 @@
-"""Pods: kube's defaults for pods and pod templates, their validation, the fields selectors may use, and
-graceful deletion once scheduled.
+"""Pods: kube's defaults, their validation, the fields selectors may use, graceful deletion once scheduled,
+and the storage of pods and pods/status (pods/binding's strategy too; its handler and pods/log's are the
+route installer's).
 
 `default_pod_spec` is SetDefaults_PodSpec with every nested default kube applies inside a pod spec
 (containers, probes, handlers, ports, volumes, downward API fields, claim templates); workloads use it for

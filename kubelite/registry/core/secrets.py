@@ -12,13 +12,10 @@ from kubelite.registry.registration import stored
 from kubelite.registry.strategy import Strategy
 from kubelite.registry.tables.core import SECRET_TABLE
 from kubelite.registry.validation.configdata import (
-    MAX_SIZE,
     canonical_base64,
     validate_secret,
     validate_secret_update,
 )
-
-MAX_SECRET_BYTES = MAX_SIZE
 
 
 class SecretStrategy(Strategy):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubelite.apimachinery import errors
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
@@ -137,8 +138,6 @@ class ServiceStore(Store):
         wanted = spec.get("clusterIP")
         if wanted != "None":
             if wanted and not self.ips.contains(wanted):
-                from kubelite.apimachinery import errors
-
                 raise errors.invalid(
                     "",
                     "Service",
