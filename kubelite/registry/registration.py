@@ -147,6 +147,8 @@ class Registry:
                 f"registration of {registration.resource}.{registration.group} cannot serve "
                 f"{spec.resource}.{spec.group}: register the resource's own"
             )
+        if (spec.group, spec.resource) in self.stores:
+            raise ValueError(f"{spec.resource}.{spec.group or 'core'} is registered already")
         ctx = StorageContext(self, self.storage, spec)
         built = registration.new_storage(ctx)
         for cacher in ctx.cachers:

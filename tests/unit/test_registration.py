@@ -167,6 +167,10 @@ def test_a_registration_serves_only_its_own_resource(tmp_path: Path) -> None:
             ValueError, match=re.escape("registration of leases.coordination.k8s.io cannot serve widgets.example.com")
         ):
             await registry.register(WIDGETS, BUILTIN_REGISTRATIONS[("coordination.k8s.io", "leases")])
+        with pytest.raises(ValueError, match=re.escape("leases.coordination.k8s.io is registered already")):
+            await registry.register(
+                _spec("coordination.k8s.io", "leases"), BUILTIN_REGISTRATIONS[("coordination.k8s.io", "leases")]
+            )
 
     run(tmp_path, body)
 
