@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubelite.endpoints.installer import APIResource, APISubresource
+from kubelite.endpoints.api_resource import APIResource, APISubresource
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"

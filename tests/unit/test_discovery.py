@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from kubelite.endpoints.api_resource import APIResource
 from kubelite.endpoints.discovery import Discovery
-from kubelite.endpoints.installer import APIResource
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
 from kubelite.registry.spec import ALL_VERBS, ResourceSpec, SubresourceSpec
 

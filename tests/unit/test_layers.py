@@ -100,7 +100,7 @@ def test_strategies_live_in_resource_homes_or_shared_modules() -> None:
             assert not defined, f"{name} defines {defined}: a strategy belongs to its resource's home"
 
 
-@pytest.mark.parametrize("module", ["installer.py", "discovery.py"])
+@pytest.mark.parametrize("module", ["installer.py", "api_resource.py", "discovery.py"])
 def test_the_installer_and_discovery_know_no_resource(module: str) -> None:
     tree = ast.parse((ROOT / "endpoints" / module).read_text())
     imported: set[str] = set()

@@ -13,9 +13,10 @@ import pytest
 import uvloop
 
 from kubelite.admission import AdmissionChain
+from kubelite.endpoints.api_resource import APIResource
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.handlers import subresources
-from kubelite.endpoints.installer import APIResource, HandlerStorage, ResourceRoutes, ScopeOptions
+from kubelite.endpoints.installer import HandlerStorage, ResourceRoutes, ScopeOptions
 from kubelite.registry import rest
 from kubelite.registry.builtin import BUILTIN_REGISTRATIONS, Registry, build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
