@@ -17,7 +17,7 @@ from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import Store
 from kubelite.registry.strategy import StatusStrategy, Strategy
 from kubelite.registry.subresources import StatusStore
-from kubelite.registry.tables.base import TableSpec, default_table
+from kubelite.registry.tables.base import TableSpec
 from kubelite.storage.cacher import Cacher
 from kubelite.storage.interface import Storage
 
@@ -70,7 +70,7 @@ class StorageContext:
         """The generic Store of the resource over its own watch cache, printing with `table`."""
         cacher = self.cacher(compact_in_cache=strategy.compact_in_cache)
         store = store_type(self.spec, strategy, cacher, key_root=self.key_root(), **extra)
-        store.table = table if table is not None else default_table()
+        store.table = table
         return store
 
     def with_status(self, store: Store, **subresources: Any) -> ResourceStorage:

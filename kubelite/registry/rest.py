@@ -13,11 +13,14 @@ by their own handler) name the HTTP methods they take instead.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.spec import ResourceSpec
+
+if TYPE_CHECKING:
+    from kubelite.registry.tables.base import TableSpec
 
 #: turns the stored object (None when absent) into the desired one; raising aborts the update
 UpdateFunc = Callable[[Obj | None], Awaitable[Obj]]
@@ -65,9 +68,18 @@ class GroupVersionKindProvider(Protocol):
 
 
 class DescribedBySpec:
-    """The describing Protocols answered from the resource's ResourceSpec, for storages that hold one."""
+    """The describing Protocols answered from the resource's ResourceSpec, for storages that hold one, and the
+    TableConvertor from the printer the resource's home binds to `table` (None: kube's default table)."""
 
     spec: ResourceSpec
+    table: TableSpec | None = None
+
+    def table_convertor(self) -> TableSpec:
+        if self.table is None:
+            from kubelite.registry.tables.base import default_table  # the printers import the storages they print
+
+            return default_table()
+        return self.table
 
     def namespace_scoped(self) -> bool:
         return self.spec.namespaced

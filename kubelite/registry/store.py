@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause, StatusError
@@ -38,9 +38,6 @@ from kubelite.storage import errors as storage_errors
 from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
 from kubelite.storage.interface import ListOptions, Preconditions, ResourceVersionMatch
 
-if TYPE_CHECKING:
-    from kubelite.registry.tables.base import TableSpec
-
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
 
@@ -49,22 +46,11 @@ class Store(DescribedBySpec):
     """Implements every verb Protocol of `registry.rest`; the mutate and validate callbacks are the MutateFunc
     and ValidateFunc described there."""
 
-    #: what `kubectl get` prints for the resource, bound by its home (kube's TableConvertor); None: kube's
-    #: default table of Name and Created At
-    table: TableSpec | None = None
-
     def __init__(self, spec: ResourceSpec, strategy: Strategy, storage: Cacher, *, key_root: str) -> None:
         self.spec = spec
         self.strategy = strategy
         self.storage = storage
         self.prefix = f"/registry/{key_root}/"
-
-    def table_convertor(self) -> TableSpec:
-        if self.table is None:
-            from kubelite.registry.tables.base import default_table  # the printers import the stores they print
-
-            return default_table()
-        return self.table
 
     # -- keys ----------------------------------------------------------------------------------------
 

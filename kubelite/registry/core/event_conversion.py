@@ -85,9 +85,6 @@ class EventsV1Store(DescribedBySpec):
         self.strategy = core.strategy
         self.table = table
 
-    def table_convertor(self) -> TableSpec:
-        return self.table if self.table is not None else self.core.table_convertor()
-
     async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
         return to_events_v1(await self.core.get(namespace, name, shared=shared))
 
