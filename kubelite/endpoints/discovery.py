@@ -1,20 +1,24 @@
 """Discovery documents: /api, /apis, /apis/{group}, the per group-version resource lists, and aggregated
-discovery (apidiscovery.k8s.io/v2), which kubectl 1.3x asks for first and which saves it a request per group."""
+discovery (apidiscovery.k8s.io/v2), which kubectl 1.3x asks for first and which saves it a request per group.
+
+The documents are built from the installed routes' `APIResource`s on each request, so a resource installed
+while the server runs is listed at once; their verbs are what each path's storage implements.
+"""
 
 from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubelite.registry.spec import ResourceSpec, SubresourceSpec
+from kubelite.endpoints.api_resource import APIResource, APISubresource
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
 
 
-def storage_version_hash(spec: ResourceSpec) -> str:
+def storage_version_hash(spec: APIResource) -> str:
     """kube's discovery hash of the storage version: base64 of the first 8 bytes of sha256("group/version/kind"),
     which changes when a resource's storage version does (clients use it to know when to migrate)."""
     digest = hashlib.sha256(f"{spec.group}/{spec.version}/{spec.kind}".encode()).digest()
@@ -22,13 +26,27 @@ def storage_version_hash(spec: ResourceSpec) -> str:
 
 
 class Discovery:
-    """Discovery documents for a fixed set of resources, built once (they only change with CRDs)."""
+    """Discovery documents of the resources `resources` returns (the installed routes', read per request)."""
 
-    def __init__(self, resources: Sequence[ResourceSpec], group_order: Sequence[str], server_address: str) -> None:
-        self.resources = list(resources)
-        groups = {r.group for r in resources if r.group}
-        self.group_names = [g for g in group_order if g in groups] + sorted(groups - set(group_order))
+    def __init__(
+        self,
+        resources: Callable[[], Sequence[APIResource]] | Sequence[APIResource],
+        group_order: Sequence[str],
+        server_address: str,
+    ) -> None:
+        self._resources = resources if callable(resources) else (lambda: resources)
+        self.group_order = tuple(group_order)
         self.server_address = server_address
+
+    @property
+    def resources(self) -> Sequence[APIResource]:
+        return self._resources()
+
+    @property
+    def group_names(self) -> list[str]:
+        """The groups in kube's priority order, then any other (custom resources' groups) by name."""
+        groups = {r.group for r in self.resources if r.group}
+        return [g for g in self.group_order if g in groups] + sorted(groups - set(self.group_order))
 
     def _versions(self, group: str) -> list[str]:
         seen: list[str] = []
@@ -37,7 +55,7 @@ class Discovery:
                 seen.append(r.version)
         return seen
 
-    def _resources_of(self, group: str, version: str) -> list[ResourceSpec]:
+    def _resources_of(self, group: str, version: str) -> list[APIResource]:
         return [r for r in self.resources if r.group == group and r.version == version]
 
     # -- legacy documents ---------------------------------------------------------------------------
@@ -90,10 +108,10 @@ class Discovery:
                     "name": f"{spec.resource}/{sub.name}",
                     "singularName": "",
                     "namespaced": spec.namespaced,
-                    "kind": sub.kind or spec.kind,
+                    "kind": sub.kind,
                     "verbs": list(sub.verbs),
                 }
-                if sub.group is not None and (sub.group, sub.version) != (spec.group, spec.version):
+                if (sub.group, sub.version) != (spec.group, spec.version):
                     sub_entry["group"] = sub.group
                     sub_entry["version"] = sub.version
                 entries.append(sub_entry)
@@ -126,7 +144,7 @@ class Discovery:
         return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items}
 
     @staticmethod
-    def _aggregated_resource(spec: ResourceSpec) -> dict[str, Any]:
+    def _aggregated_resource(spec: APIResource) -> dict[str, Any]:
         out: dict[str, Any] = {
             "resource": spec.resource,
             "responseKind": {"group": spec.group, "version": spec.version, "kind": spec.kind},
@@ -142,11 +160,7 @@ class Discovery:
             out["subresources"] = [
                 {
                     "subresource": sub.name,
-                    "responseKind": {
-                        "group": sub.group if sub.group is not None else spec.group,
-                        "version": sub.version or spec.version,
-                        "kind": sub.kind or spec.kind,
-                    },
+                    "responseKind": {"group": sub.group, "version": sub.version, "kind": sub.kind},
                     "verbs": list(sub.verbs),
                 }
                 for sub in _by_name(spec.subresources)
@@ -154,6 +168,6 @@ class Discovery:
         return out
 
 
-def _by_name(subresources: Sequence[SubresourceSpec]) -> list[SubresourceSpec]:
+def _by_name(subresources: Sequence[APISubresource]) -> list[APISubresource]:
     """kube installs a resource's paths sorted, so its subresources are listed by name."""
     return sorted(subresources, key=lambda sub: sub.name)

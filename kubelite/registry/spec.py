@@ -1,4 +1,6 @@
-"""ResourceSpec: what discovery, routing, OpenAPI and tables know of a served resource."""
+"""ResourceSpec: the description of a served resource (names, scope, kind, subresources) that routing,
+OpenAPI and the resource's storage are built from. Its `verbs` are what OpenAPI publishes; the route
+installer checks them against what the storage implements (`registry.rest`), which is what discovery lists."""
 
 from __future__ import annotations
 

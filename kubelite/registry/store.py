@@ -2,12 +2,21 @@
 
 A Store owns the key layout of its resource, runs the strategy hooks in their fixed order around storage
 calls, and translates storage errors into API Status errors, once. Handlers only see Store methods.
+
+The order of a create (kube: decoding defaults the object, then `rest.BeforeCreate`):
+    default -> mutate (the caller's: field manager, mutating admission) -> system fields ->
+    prepare_for_create -> validate -> canonicalize -> validate callback (validating admission, on a copy)
+    -> storage
+and of an update, inside guaranteed_update on the current object:
+    the caller's update -> default -> mutate -> system fields -> prepare_for_update -> generation ->
+    validate_update -> canonicalize -> validate callback -> storage
+Each object is defaulted once, here: the callers hand in what the client sent.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -21,6 +30,7 @@ from kubelite.apimachinery.validation import (
     validate_object_meta_update,
 )
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.rest import DescribedBySpec, MutateFunc, UpdateFunc, ValidateFunc
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.strategy import Strategy
 from kubelite.storage import continue_token
@@ -28,16 +38,14 @@ from kubelite.storage import errors as storage_errors
 from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
 from kubelite.storage.interface import ListOptions, Preconditions, ResourceVersionMatch
 
-#: turns the stored object (None when absent) into the desired one; raising aborts the update
-UpdateFunc = Callable[[Obj | None], Awaitable[Obj]]
-#: admission's validating step, called on a copy of the final object before it is written
-ValidateFunc = Callable[[Obj, Obj | None], Awaitable[None]]
-
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
 
 
-class Store:
+class Store(DescribedBySpec):
+    """Implements every verb Protocol of `registry.rest`; the mutate and validate callbacks are the MutateFunc
+    and ValidateFunc described there."""
+
     def __init__(self, spec: ResourceSpec, strategy: Strategy, storage: Cacher, *, key_root: str) -> None:
         self.spec = spec
         self.strategy = strategy
@@ -165,11 +173,13 @@ class Store:
         obj: Obj,
         params: WriteParams,
         *,
+        mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
-        defaulted: bool = False,
     ) -> Obj:
-        """Create `obj`. `defaulted`: the caller has run the strategy's defaulting already (kube defaults while
-        decoding a request, so the HTTP handlers do; a second pass would only cost time)."""
+        """Create `obj` (see the module's docstring for the order of the steps)."""
+        self.strategy.default(obj)
+        if mutate is not None:
+            obj = await mutate(obj, None)
         self._check_type_and_namespace(obj, namespace)
         meta = obj["metadata"]
         generate = not meta.get("name") and bool(meta.get("generateName"))
@@ -179,7 +189,7 @@ class Store:
                 suffix = "".join(random.choices(_NAME_CHARS, k=5))
                 # kube keeps generated names within 63 characters: at most 58 of the prefix, then 5 random
                 candidate["metadata"]["name"] = candidate["metadata"]["generateName"][:58] + suffix
-            self.before_create(candidate, defaulted=defaulted)
+            self.before_create(candidate)
             if validate is not None:
                 await validate(deep_copy(candidate), None)
             if params.dry_run:
@@ -196,8 +206,8 @@ class Store:
                 raise err from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def before_create(self, obj: Obj, *, defaulted: bool = False) -> None:
-        """kube's rest.BeforeCreate: system fields, strategy hooks, validation."""
+    def before_create(self, obj: Obj) -> None:
+        """kube's rest.BeforeCreate: system fields, strategy hooks, validation (on a defaulted object)."""
         meta = obj["metadata"]
         meta["uid"] = new_uid()
         meta["creationTimestamp"] = rfc3339(now())
@@ -208,8 +218,6 @@ class Store:
         else:
             meta.pop("generation", None)
         self.strategy.prepare_for_create(obj)
-        if not defaulted:
-            self.strategy.default(obj)
         field_errors = validate_object_meta(
             meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule
         ) + self.strategy.validate(obj)
@@ -226,12 +234,12 @@ class Store:
         params: WriteParams,
         *,
         strategy: Strategy | None = None,
+        mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
         allow_create: bool | None = None,
-        defaulted: bool = False,
     ) -> tuple[Obj, bool]:
-        """Update through guaranteed_update; returns (object, created). `defaulted`: `update` returns objects
-        the strategy has defaulted already (see `create`)."""
+        """Update through guaranteed_update; returns (object, created). `strategy` is a subresource's (status)
+        instead of the resource's own; an object the update creates is the resource's own."""
         strategy = strategy or self.strategy
         may_create = strategy.allow_create_on_update if allow_create is None else allow_create
         key = self.key(namespace, name)
@@ -244,15 +252,21 @@ class Store:
                 if not may_create:
                     raise errors.not_found(self.spec.group_resource, name)
                 new = await update(None)
+                self.strategy.default(new)
+                if mutate is not None:
+                    new = await mutate(new, None)
                 self._check_type_and_namespace(new, namespace)
                 self._check_name(new, name)
-                self.before_create(new, defaulted=defaulted)
+                self.before_create(new)
                 created = True
             else:
                 new = await update(deep_copy(current))
+                strategy.default(new)
+                if mutate is not None:
+                    new = await mutate(new, current)
                 self._check_type_and_namespace(new, namespace)
                 self._check_name(new, name)
-                self.before_update(new, current, strategy, defaulted=defaulted)
+                self.before_update(new, current, strategy)
                 created = False
             if validate is not None:
                 await validate(deep_copy(new), current)
@@ -280,8 +294,9 @@ class Store:
                 pass
         return stored, created
 
-    def before_update(self, new: Obj, old: Obj, strategy: Strategy, *, defaulted: bool = False) -> None:
-        """kube's rest.BeforeUpdate: optimistic concurrency, immutable system fields, hooks, validation."""
+    def before_update(self, new: Obj, old: Obj, strategy: Strategy) -> None:
+        """kube's rest.BeforeUpdate: optimistic concurrency, immutable system fields, hooks, validation (on a
+        defaulted object)."""
         new_meta, old_meta = new["metadata"], old["metadata"]
         requested_rv = new_meta.get("resourceVersion")
         if requested_rv and str(requested_rv) != old_meta.get("resourceVersion"):
@@ -300,8 +315,6 @@ class Store:
         new_meta.pop("selfLink", None)
         new_meta["resourceVersion"] = old_meta.get("resourceVersion")
         strategy.prepare_for_update(new, old)
-        if not defaulted:
-            strategy.default(new)
         new_meta = new["metadata"]
         if strategy.tracks_generation and strategy.spec_changed(new, old):
             new_meta["generation"] = int(old_meta.get("generation") or 0) + 1

@@ -1,9 +1,11 @@
 """Strategy: what is specific to one resource, called by the generic Store in a fixed order.
 
 This is kube's RESTCreateStrategy / RESTUpdateStrategy / RESTDeleteStrategy folded into one class with
-defaults that fit most kinds; a resource module subclasses it and overrides only what differs.
-Hook order on create: prepare_for_create -> default -> validate -> canonicalize.
-On update: prepare_for_update -> default -> validate_update -> canonicalize.
+defaults that fit most kinds; a resource module subclasses it and overrides only what differs (kinds with
+nothing of their own use SpecStrategy or PlainStrategy). The Store calls the hooks in this order (its
+docstring has the whole of it, with the caller's callbacks):
+on create: default -> prepare_for_create -> validate -> canonicalize;
+on update: default -> prepare_for_update -> validate_update -> canonicalize.
 """
 
 from __future__ import annotations
@@ -106,6 +108,18 @@ class Strategy:
         return frozenset(base | set(self.selectable_fields))
 
 
+class SpecStrategy(Strategy):
+    """Kinds with a spec whose changes bump metadata.generation, and nothing else of their own."""
+
+    tracks_generation = True
+
+
+class PlainStrategy(Strategy):
+    """Kinds without generation tracking and nothing else of their own (leases, RBAC, endpoints, ...)."""
+
+    tracks_generation = False
+
+
 class StatusStrategy(Strategy):
     """The /status subresource: only status may change; everything else is taken from the stored object."""
 
@@ -137,7 +151,7 @@ class StatusStrategy(Strategy):
         new["metadata"] = meta
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.parent.validate_status_update(new, old) if hasattr(self.parent, "validate_status_update") else []
+        return []  # the Store validates the metadata; no kind has status rules of its own yet
 
     def default(self, obj: Obj) -> None:
         pass

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import gc
 import logging
-import random
 import socket
 from dataclasses import dataclass, field
 
@@ -32,13 +31,10 @@ from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
 from kubelite.endpoints.handlers.reviews import make_review_handler
-from kubelite.endpoints.handlers.scope import RequestScope
-from kubelite.endpoints.installer import SUBRESOURCE_HANDLERS, ResourceRoutes
+from kubelite.endpoints.installer import HandlerStorage, ResourceRoutes, ScopeOptions
 from kubelite.endpoints.openapi import OpenAPIBuilder
-from kubelite.registry.builtin import Registry, build_registry
+from kubelite.registry.builtin import Registry, RegistryOptions, build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
-from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
-from kubelite.registry.core.services import ServiceStore
 from kubelite.registry.store import Store
 from kubelite.server import gc_tuning
 from kubelite.server.config import ServerConfig
@@ -82,19 +78,14 @@ class APIServer:
         # long as the server, so they are moved out of its sight afterwards.
         gc.disable()
         try:
-            self.registry = registry = await build_registry(self.storage)
+            options = RegistryOptions(service_cluster_ip_range=cfg.service_cluster_ip_range)
+            self.registry = registry = await build_registry(self.storage, options=options)
         finally:
             gc.freeze()
             gc.enable()
         # and what the caches gain later is moved out of sight after each full collection
         self._gc_tuner.install()
         self._tasks.add(asyncio.create_task(gc_tuning.sweep_periodically(), name="gc sweep"))
-
-        services = registry.store("", "services")
-        ips = ClusterIPAllocator(cfg.service_cluster_ip_range)
-        if isinstance(services, ServiceStore):
-            services.attach_allocators(ips, NodePortAllocator())
-            await services.repair()
 
         # sockets first: the secure port number goes into the kubeconfig and the `kubernetes` endpoints
         secure_sock = _listen(cfg.bind_address, cfg.secure_port) if cfg.secure_port >= 0 else None
@@ -107,7 +98,8 @@ class APIServer:
             hosts=["localhost", cfg.bind_address],
             ips=[first_service_ip(cfg.service_cluster_ip_range)],
         )
-        await bootstrap(registry, service_ip=ips.first, advertise_address=advertise, secure_port=secure_port or 6443)
+        service_ip = first_service_ip(cfg.service_cluster_ip_range)
+        await bootstrap(registry, service_ip=service_ip, advertise_address=advertise, secure_port=secure_port or 6443)
         self._tasks.add(asyncio.create_task(self._bookmark_loop()))
 
         self._advertised = f"{advertise}:{secure_port or 6443}"  # what /api tells clients to dial
@@ -158,31 +150,24 @@ class APIServer:
             validating=[lifecycle],
         )
         routes = ResourceRoutes()
-        min_timeout = self.config.min_request_timeout
+        options = ScopeOptions(
+            admission,
+            bookmark_interval=self.config.watch_bookmark_interval,
+            min_request_timeout=self.config.min_request_timeout,
+        )
+        # computed resources have no storage of their own: their handler is all they are (bindings write pods)
         review = make_review_handler(self.authorizer)
         computed = {("", "bindings"): subresources.binding}
         for spec in BUILTIN_RESOURCES:
             key = (spec.group, spec.resource)
-            # computed resources have no store of their own; bindings write pods
-            store = registry.stores.get(key) or registry.store("", "pods")
-            create_handler = computed.get(key) or (review if key not in registry.stores else None)
-            handlers = {
-                s.name: SUBRESOURCE_HANDLERS[s.name] for s in spec.subresources if s.name in SUBRESOURCE_HANDLERS
-            }
-            routes.install(
-                RequestScope(
-                    spec=spec,
-                    store=store,
-                    admission=admission,
-                    subresource_strategies=registry.status_strategies.get(key, {}),
-                    subresource_handlers=handlers,
-                    create_handler=create_handler,
-                    bookmark_interval=self.config.watch_bookmark_interval,
-                    watch_timeout=lambda: min_timeout * (1 + random.random()),
-                )
-            )
+            storage = registry.stores.get(key)
+            if storage is not None:
+                routes.install(spec, storage, registry.subresources.get(key, {}), options)
+            else:
+                handler = HandlerStorage(spec, ("POST",), computed.get(key) or review)
+                routes.install(spec, handler, {}, options, scope_store=registry.store("", "pods"))
         address = self._advertised
-        discovery = DiscoveryHandlers(Discovery(BUILTIN_RESOURCES, GROUP_ORDER, address))
+        discovery = DiscoveryHandlers(Discovery(routes.api_resources, GROUP_ORDER, address))
         self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)
         openapi = OpenAPIHandlers(self.openapi)
 

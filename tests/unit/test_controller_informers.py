@@ -22,7 +22,7 @@ from kubelite.client.watch import INITIAL_EVENTS_END_ANNOTATION, WatchEvent
 from kubelite.controllers.informers import RegistryInformerFactory, StoreListerWatcher, StoreWatch
 from kubelite.controllers.manager import build_controllers, run_controllers
 from kubelite.controllers.namespace import NamespaceController
-from kubelite.registry import builtin
+from kubelite.registry import registration
 from kubelite.registry.builtin import Registry, build_registry
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.store import Store
@@ -284,7 +284,7 @@ def test_a_progress_bookmark_carries_only_a_resource_version(tmp_path: Path) -> 
 
 
 def test_a_watch_from_a_compacted_revision_is_expired(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(builtin, "Cacher", functools.partial(Cacher, window_size=2))
+    monkeypatch.setattr(registration, "Cacher", functools.partial(Cacher, window_size=2))
 
     async def body(registry: Registry) -> None:
         created = [*await seed(registry), await configmaps(registry).create("default", configmap("d"), WriteParams())]

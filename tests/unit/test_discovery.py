@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from kubelite.endpoints.api_resource import APIResource
 from kubelite.endpoints.discovery import Discovery
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
 from kubelite.registry.spec import ALL_VERBS, ResourceSpec, SubresourceSpec
@@ -78,7 +79,7 @@ SPECS = (
 
 @pytest.fixture
 def discovery() -> Discovery:
-    return Discovery(SPECS, ("apps", "autoscaling"), ADDRESS)
+    return Discovery([APIResource.declared(spec) for spec in SPECS], ("apps", "autoscaling"), ADDRESS)
 
 
 def test_api_versions(discovery: Discovery) -> None:
@@ -327,7 +328,7 @@ def test_aggregated_core(discovery: Discovery) -> None:
 
 @pytest.fixture
 def served() -> Discovery:
-    return Discovery(BUILTIN_RESOURCES, GROUP_ORDER, ADDRESS)
+    return Discovery([APIResource.declared(spec) for spec in BUILTIN_RESOURCES], GROUP_ORDER, ADDRESS)
 
 
 def test_served_pods(served: Discovery) -> None:

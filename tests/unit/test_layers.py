@@ -44,3 +44,72 @@ def test_imports_go_downward(path: Path) -> None:
     assert package in ALLOWED, f"kubelite/{package} has no place in the layer table"
     upward = _imports(path) - ALLOWED[package] - {package}
     assert not upward, f"{path.relative_to(ROOT)} imports {sorted(upward)} from above its layer"
+
+
+# -- the registry's layout: one home per resource (kube's pkg/registry/<group>/<resource>) -------------------
+
+#: homes named otherwise than their resource, and why: namespaces.py holds the strategies, namespace_store.py
+#: the storage; events.k8s.io Events are the core/v1 events store seen through a conversion
+_HOME_ALIASES = {("", "namespaces"): "core.namespace_store", ("events.k8s.io", "events"): "core.events"}
+#: what the route installer and discovery may know of the registry: capabilities and descriptions, no resource
+_INSTALLER_MAY_IMPORT = {
+    "kubelite.registry.rest",
+    "kubelite.registry.spec",
+    "kubelite.registry.strategy",
+    "kubelite.registry.tables",
+}
+
+
+def _home_of(group: str, resource: str) -> str:
+    return _HOME_ALIASES.get((group, resource)) or f"{group.split('.')[0] or 'core'}.{resource}"
+
+
+def _registry_modules() -> dict[str, object]:
+    import importlib
+
+    modules = {}
+    for path in sorted((ROOT / "registry").rglob("*.py")):
+        dotted = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts)
+        modules[dotted.removesuffix(".__init__")] = importlib.import_module(dotted)
+    return modules
+
+
+def test_each_builtin_resource_is_registered_by_its_own_home() -> None:
+    from kubelite.registry.builtin import BUILTIN_REGISTRATIONS
+
+    modules = _registry_modules()
+    for (group, resource), registration in BUILTIN_REGISTRATIONS.items():
+        homes = [
+            name
+            for name, module in modules.items()
+            if name != "kubelite.registry.builtin" and registration in vars(module).values()
+        ]
+        assert homes == [f"kubelite.registry.{_home_of(group, resource)}"], (group, resource)
+
+
+def test_strategies_live_in_resource_homes_or_shared_modules() -> None:
+    from kubelite.registry.strategy import Strategy
+
+    for name, module in _registry_modules().items():
+        defined = [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type) and issubclass(value, Strategy) and value.__module__ == name
+        ]
+        if name in ("kubelite.registry.builtin", "kubelite.registry.registration", "kubelite.registry.store"):
+            assert not defined, f"{name} defines {defined}: a strategy belongs to its resource's home"
+
+
+@pytest.mark.parametrize("module", ["installer.py", "api_resource.py", "discovery.py"])
+def test_the_installer_and_discovery_know_no_resource(module: str) -> None:
+    tree = ast.parse((ROOT / "endpoints" / module).read_text())
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("kubelite.registry"):
+            if node.module == "kubelite.registry":  # `from kubelite.registry import rest`
+                imported.update(f"kubelite.registry.{alias.name}" for alias in node.names)
+            else:
+                imported.add(node.module)
+    assert imported <= _INSTALLER_MAY_IMPORT, f"endpoints/{module} imports {sorted(imported - _INSTALLER_MAY_IMPORT)}"
+    source = (ROOT / "endpoints" / module).read_text()
+    assert "spec.resource ==" not in source and "spec.resource !=" not in source

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kubelite.apimachinery.errors import StatusError
-from kubelite.registry.builtin import _STRATEGIES
+from kubelite.registry.builtin import BUILTIN_REGISTRATIONS
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.strategy import Strategy
 from kubelite.registry.validation.cron import schedule_error
@@ -39,7 +39,9 @@ POD_UPDATE = (
 
 def _strategy(group: str, resource: str) -> Strategy:
     spec = next(s for s in BUILTIN_RESOURCES if (s.group, s.resource) == (group, resource))
-    return _STRATEGIES[(group, resource)](spec)
+    new_strategy = BUILTIN_REGISTRATIONS[(group, resource)].new_strategy
+    assert new_strategy is not None
+    return new_strategy(spec)
 
 
 def _created(group: str, resource: str, obj: dict[str, Any]) -> tuple[Strategy, dict[str, Any]]:

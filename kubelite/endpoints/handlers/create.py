@@ -26,11 +26,15 @@ async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -
     attrs = Attributes(
         "CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request), write.dry_run
     )
-    obj = record_create(scope, obj, manager_of(request, write))
-    await scope.admission.admit(attrs, obj)
+    manager = manager_of(request, write)
+
+    async def mutate(defaulted: Obj, old: Obj | None) -> Obj:
+        recorded = record_create(scope, defaulted, manager)
+        await scope.admission.admit(attrs, recorded)
+        return recorded
 
     async def validate(final: Obj, old: Obj | None) -> None:
         await scope.admission.validate(attrs, final, old)
 
-    created = await scope.store.create(info.namespace, obj, write, validate=validate, defaulted=True)
+    created = await scope.store.create(info.namespace, obj, write, mutate=mutate, validate=validate)
     return write_object(created, negotiated, status=201, warnings=warnings)

@@ -18,14 +18,13 @@ def manager_of(request: web.Request, write: WriteParams) -> str:
 
 
 def record_create(scope: RequestScope, obj: Obj, manager: str) -> Obj:
-    # kube defaults while decoding, so the creator owns the defaulted fields too
-    scope.store.strategy.default(obj)
+    """Record a create; the Store has defaulted `obj` first (kube defaults while decoding), so the creator owns
+    the defaulted fields too."""
     return track_create(scope.spec, obj, manager)
 
 
 def record_update(scope: RequestScope, old: Obj, new: Obj, manager: str, subresource: str) -> Obj:
-    if not subresource:
-        scope.store.strategy.default(new)
+    """Record an update of `old` into the defaulted `new`."""
     return track_update(
         scope.spec, old, new, manager, subresource, status_resets_labels=scope.store.strategy.status_resets_labels
     )

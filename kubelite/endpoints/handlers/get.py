@@ -19,7 +19,7 @@ async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> w
     if negotiated.conversion is Conversion.TABLE:
         include = include_object_param(request.query.get("includeObject"))
         meta = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}
-        return write_object(to_table(scope.spec, [obj], list_meta=meta, include_object=include), negotiated)
+        return write_object(to_table(scope.table, [obj], list_meta=meta, include_object=include), negotiated)
     if negotiated.conversion is Conversion.PARTIAL:
         return write_object(partial_metadata(obj), negotiated)
     if negotiated.conversion is Conversion.PARTIAL_LIST:
@@ -37,7 +37,7 @@ async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     if negotiated.conversion is Conversion.TABLE:
         include = include_object_param(request.query.get("includeObject"))
         return write_object(
-            to_table(scope.spec, listed["items"], list_meta=listed["metadata"], include_object=include), negotiated
+            to_table(scope.table, listed["items"], list_meta=listed["metadata"], include_object=include), negotiated
         )
     if negotiated.conversion is Conversion.PARTIAL:
         raise StatusError(

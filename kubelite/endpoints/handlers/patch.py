@@ -13,7 +13,7 @@ from aiohttp import web
 
 from kubelite.admission import Attributes
 from kubelite.apimachinery import errors, serializers
-from kubelite.apimachinery.meta import Obj, deep_copy
+from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.patch.json_patch import JSONPatchError, apply_json_patch
 from kubelite.apimachinery.patch.merge import apply_merge_patch
 from kubelite.apimachinery.patch.strategic import StrategicMergeError, apply_strategic_merge_patch
@@ -101,9 +101,12 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     async def patched(current: Obj | None) -> Obj:
         if current is None:
             raise errors.not_found(scope.spec.group_resource, info.name)
-        old = deep_copy(current)  # patches may share subtrees with current, and defaulting mutates
         new = apply(current)
         warnings[:] = field_validation.check(scope.spec, new, b"", directive, False)
+        return new
+
+    async def mutate(new: Obj, old: Obj | None) -> Obj:
+        assert old is not None  # patches never create
         new = record_update(scope, old, new, manager, info.subresource)
         await scope.admission.admit(attrs, new, old)
         return new
@@ -117,8 +120,8 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         patched,
         write,
         strategy=strategy,
+        mutate=mutate,
         validate=validate,
         allow_create=False,
-        defaulted=not info.subresource,  # record_update defaulted the main resource
     )
     return write_object(result, negotiated, warnings=warnings)

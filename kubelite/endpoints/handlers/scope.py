@@ -14,6 +14,7 @@ from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import Store
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.tables import TableSpec, default_table
 
 
 class SubresourceHandler(Protocol):
@@ -25,12 +26,10 @@ class RequestScope:
     spec: ResourceSpec
     store: Store
     admission: AdmissionChain
-    #: strategies of update-able subresources (status)
+    #: strategies of update-able subresources (status, finalize)
     subresource_strategies: dict[str, Strategy] = field(default_factory=dict)
-    #: subresources with their own handlers (scale, binding, log)
-    subresource_handlers: dict[str, SubresourceHandler] = field(default_factory=dict)
-    #: for resources that are computed rather than stored (bindings, reviews): what a create does
-    create_handler: SubresourceHandler | None = None
+    #: what `kubectl get` prints for the resource: its storage's TableConvertor
+    table: TableSpec = field(default_factory=default_table)
     #: seconds between watch bookmarks
     bookmark_interval: float = 60.0
     #: bound handler for the default watch timeout (kube: min-request-timeout 1800s, randomized)

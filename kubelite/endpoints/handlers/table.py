@@ -6,14 +6,9 @@ from typing import Any
 
 from kubelite.apimachinery import errors
 from kubelite.apimachinery.meta import Obj, now
-from kubelite.registry.spec import ResourceSpec
-from kubelite.registry.tables import TABLES, TableSpec, default_table
+from kubelite.registry.tables import TableSpec
 
 _INCLUDE = ("None", "Metadata", "Object")
-
-
-def table_spec_for(spec: ResourceSpec) -> TableSpec:
-    return TABLES.get((spec.group, spec.resource)) or default_table()
 
 
 def include_object_param(value: str | None) -> str:
@@ -31,14 +26,13 @@ def partial_metadata(obj: Obj) -> Obj:
 
 
 def to_table(
-    spec: ResourceSpec,
+    table_spec: TableSpec,
     objects: list[Obj],
     *,
     list_meta: dict[str, Any] | None,
     include_object: str,
     with_headers: bool = True,
 ) -> Obj:
-    table_spec = table_spec_for(spec)
     when = now()
     rows = []
     for obj in objects:

@@ -30,7 +30,9 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
     manager = manager_of(request, write)
 
     async def replace(current: Obj | None) -> Obj:
-        new = deep_copy(obj)
+        return deep_copy(obj)
+
+    async def mutate(new: Obj, current: Obj | None) -> Obj:
         if current is None:  # a PUT that creates
             new = record_create(scope, new, manager)
         else:
@@ -47,7 +49,7 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         replace,
         write,
         strategy=strategy,
+        mutate=mutate,
         validate=validate,
-        defaulted=not info.subresource,  # record_create / record_update defaulted the main resource
     )
     return write_object(result, negotiated, status=201 if created else 200, warnings=warnings)

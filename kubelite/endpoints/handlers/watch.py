@@ -142,7 +142,7 @@ class _EventEncoder:
             with_headers = not self.headers_sent
             self.headers_sent = True
             table = to_table(
-                self.scope.spec,
+                self.scope.table,
                 [event.obj],
                 list_meta={"resourceVersion": event.obj["metadata"].get("resourceVersion", "")},
                 include_object=self.include,

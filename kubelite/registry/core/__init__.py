@@ -1,1 +1,1 @@
-"""core/v1 resources: one module per resource that needs more than the default strategy."""
+"""core/v1 resources: one module per resource, holding its strategy and its storage's registration."""

@@ -14,10 +14,6 @@ from kubelite.apimachinery import errors
 NODE_PORT_RANGE = range(30000, 32768)
 
 
-class RangeFull(Exception):
-    pass
-
-
 class ClusterIPAllocator:
     def __init__(self, cidr: str) -> None:
         self.network = ipaddress.ip_network(cidr, strict=False)

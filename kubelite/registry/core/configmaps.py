@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
+from kubelite.registry.registration import stored
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.tables.core import CONFIGMAP_TABLE
 from kubelite.registry.validation.configdata import (
     MAX_SIZE,
     canonical_base64,
@@ -30,3 +32,6 @@ class ConfigMapStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validate_config_map_update(new, old)
+
+
+REGISTRATION = stored("", "configmaps", ConfigMapStrategy, table=CONFIGMAP_TABLE)

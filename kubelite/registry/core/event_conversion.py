@@ -8,13 +8,18 @@ recorder writes events.k8s.io/v1).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kubelite.apimachinery import errors
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.rest import DescribedBySpec
 from kubelite.registry.spec import ResourceSpec
-from kubelite.registry.store import Store, UpdateFunc, ValidateFunc
+from kubelite.registry.store import MutateFunc, Store, UpdateFunc, ValidateFunc
 from kubelite.storage.interface import WatchEvent
+
+if TYPE_CHECKING:
+    from kubelite.registry.tables.base import TableSpec
 
 #: events.k8s.io/v1 field -> core/v1 field, for the fields whose names differ
 _RENAMED = {
@@ -70,13 +75,15 @@ class _ConvertingWatcher:
             yield event
 
 
-class EventsV1Store:
-    """The Store interface of events.k8s.io/v1, over the core/v1 events Store."""
+class EventsV1Store(DescribedBySpec):
+    """events.k8s.io/v1 over the core/v1 events Store: the Store's verb Protocols (`registry.rest`), each
+    converting on the way in and out."""
 
-    def __init__(self, spec: ResourceSpec, core: Store) -> None:
+    def __init__(self, spec: ResourceSpec, core: Store, *, table: TableSpec | None = None) -> None:
         self.spec = spec
         self.core = core
         self.strategy = core.strategy
+        self.table = table
 
     async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
         return to_events_v1(await self.core.get(namespace, name, shared=shared))
@@ -99,23 +106,34 @@ class EventsV1Store:
         obj: Obj,
         params: WriteParams,
         *,
+        mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
-        defaulted: bool = False,
     ) -> Obj:
-        """Create through core/v1; `defaulted` is ignored: the converted object still needs core's defaults."""
+        """Create through core/v1: `mutate` sees the events.k8s.io object, core defaults the converted one."""
+        if mutate is not None:
+            obj = await mutate(obj, None)
         self._check_type(obj)
         return to_events_v1(await self.core.create(namespace, to_core(obj), params, validate=validate))
 
     async def update(
-        self, namespace: str, name: str, update: UpdateFunc, params: WriteParams, **kwargs: Any
+        self,
+        namespace: str,
+        name: str,
+        update: UpdateFunc,
+        params: WriteParams,
+        *,
+        mutate: MutateFunc | None = None,
+        **kwargs: Any,
     ) -> tuple[Obj, bool]:
         async def converted(current: Obj | None) -> Obj:
-            new = await update(to_events_v1(current) if current is not None else None)
+            old = to_events_v1(current) if current is not None else None
+            new = await update(old)
+            if mutate is not None:
+                new = await mutate(new, old)
             self._check_type(new)
             return to_core(new)
 
         kwargs.pop("strategy", None)
-        kwargs.pop("defaulted", None)  # the converted object still needs core's defaults
         result, created = await self.core.update(namespace, name, converted, params, **kwargs)
         return to_events_v1(result), created
 
@@ -135,8 +153,6 @@ class EventsV1Store:
     def _check_type(self, obj: Obj) -> None:
         api_version = obj.get("apiVersion")
         if api_version and api_version != self.spec.api_version:
-            from kubelite.apimachinery import errors
-
             raise errors.bad_request(
                 f"the API version in the data ({api_version}) does not match the expected API version "
                 f"({self.spec.api_version})"

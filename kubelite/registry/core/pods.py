@@ -1,5 +1,6 @@
-"""Pods: kube's defaults for pods and pod templates, their validation, the fields selectors may use, and
-graceful deletion once scheduled.
+"""Pods: kube's defaults, their validation, the fields selectors may use, graceful deletion once scheduled,
+and the storage of pods and pods/status (pods/binding's strategy too; its handler and pods/log's are the
+route installer's).
 
 `default_pod_spec` is SetDefaults_PodSpec with every nested default kube applies inside a pod spec
 (containers, probes, handlers, ports, volumes, downward API fields, claim templates); workloads use it for
@@ -14,9 +15,11 @@ from typing import Any, Final
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
-from kubelite.registry.core.persistentvolumes import default_claim_spec
+from kubelite.registry.core.persistentvolumeclaims import default_claim_spec
+from kubelite.registry.registration import Registration, ResourceStorage, StorageContext
 from kubelite.registry.strategy import Strategy
-from kubelite.registry.validation.pods import validate_pod_create, validate_pod_template, validate_pod_update
+from kubelite.registry.tables.pods import POD_TABLE
+from kubelite.registry.validation.pods import validate_pod_create, validate_pod_update
 from kubelite.registry.validation.quantities import decode_quantities
 from kubelite.registry.validation.resources import quantity
 
@@ -284,25 +287,16 @@ def _qos_class(spec: dict[str, Any]) -> str:
     return "Guaranteed"
 
 
-class PodTemplateStrategy(Strategy):
-    """PodTemplates: the template's pod spec gets pod-spec defaults and is validated like any template;
-    DELETE answers with the object, as kube's does."""
-
-    tracks_generation = False
-    return_deleted_object = True
-
-    def default(self, obj: Obj) -> None:
-        decode_quantities(self.spec, obj)
-        template = obj.get("template")
-        if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-            default_pod_spec(template["spec"])
-
-    def validate(self, obj: Obj) -> list[FieldError]:
-        return validate_pod_template(obj)
-
-
 class PodBindingStrategy(PodStrategy):
     """pods/binding: kube's assignPod writes spec.nodeName without the pod update rules (which forbid it)."""
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return []
+
+
+def new_storage(ctx: StorageContext) -> ResourceStorage:
+    """pods and pods/status; pods/binding and pods/log are served by their own handlers."""
+    return ctx.with_status(ctx.store(PodStrategy(ctx.spec), table=POD_TABLE))
+
+
+REGISTRATION = Registration("", "pods", new_storage, PodStrategy)

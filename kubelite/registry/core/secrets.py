@@ -8,15 +8,14 @@ import base64
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
+from kubelite.registry.registration import stored
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.tables.core import SECRET_TABLE
 from kubelite.registry.validation.configdata import (
-    MAX_SIZE,
     canonical_base64,
     validate_secret,
     validate_secret_update,
 )
-
-MAX_SECRET_BYTES = MAX_SIZE
 
 
 class SecretStrategy(Strategy):
@@ -39,3 +38,6 @@ class SecretStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validate_secret_update(new, old)
+
+
+REGISTRATION = stored("", "secrets", SecretStrategy, table=SECRET_TABLE)

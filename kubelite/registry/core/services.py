@@ -5,17 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubelite.apimachinery import errors
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
-from kubelite.registry.options import DeleteParams, WriteParams
-from kubelite.registry.store import Store, ValidateFunc
+from kubelite.registry.options import DeleteParams, ListParams, WriteParams
+from kubelite.registry.registration import Registration, ResourceStorage, StorageContext
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.store import MutateFunc, Store, ValidateFunc
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.tables.core import SERVICE_TABLE
 from kubelite.registry.validation.services import (
     externally_accessible,
     validate_service,
     validate_service_update,
 )
+from kubelite.storage.cacher import Cacher
 
 _DEFAULT_AFFINITY_SECONDS = 10800
 
@@ -97,16 +102,22 @@ class ServiceStrategy(Strategy):
 class ServiceStore(Store):
     """The Store plus address allocation around create, update and delete."""
 
-    ips: ClusterIPAllocator
-    node_ports: NodePortAllocator
-
-    def attach_allocators(self, ips: ClusterIPAllocator, node_ports: NodePortAllocator) -> None:
+    def __init__(
+        self,
+        spec: ResourceSpec,
+        strategy: Strategy,
+        storage: Cacher,
+        *,
+        key_root: str,
+        ips: ClusterIPAllocator,
+        node_ports: NodePortAllocator,
+    ) -> None:
+        super().__init__(spec, strategy, storage, key_root=key_root)
         self.ips = ips
         self.node_ports = node_ports
 
     async def repair(self) -> None:
-        from kubelite.registry.options import ListParams
-
+        """Mark what the stored Services hold (kube's repair controller), before any is created."""
         for svc in (await self.list("", ListParams()))["items"]:
             self._mark(svc)
 
@@ -127,8 +138,6 @@ class ServiceStore(Store):
         wanted = spec.get("clusterIP")
         if wanted != "None":
             if wanted and not self.ips.contains(wanted):
-                from kubelite.apimachinery import errors
-
                 raise errors.invalid(
                     "",
                     "Service",
@@ -170,17 +179,27 @@ class ServiceStore(Store):
         obj: Obj,
         params: WriteParams,
         *,
+        mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
-        defaulted: bool = False,
     ) -> Obj:
-        ip, ports = self._allocate(obj)
+        allocated: list[tuple[str | None, list[int]]] = []
+
+        async def mutate_then_allocate(new: Obj, old: Obj | None) -> Obj:
+            # addresses go to the defaulted object as admission leaves it
+            if mutate is not None:
+                new = await mutate(new, old)
+            allocated.append(self._allocate(new))
+            return new
+
         try:
-            result = await super().create(namespace, obj, params, validate=validate, defaulted=defaulted)
+            result = await super().create(namespace, obj, params, mutate=mutate_then_allocate, validate=validate)
         except BaseException:
-            self._release(ip, ports)
+            for ip, ports in allocated:
+                self._release(ip, ports)
             raise
         if params.dry_run:
-            self._release(ip, ports)
+            for ip, ports in allocated:
+                self._release(ip, ports)
         return result
 
     async def update(
@@ -210,3 +229,20 @@ class ServiceStore(Store):
                 ip if ip != "None" else None, [p["nodePort"] for p in spec.get("ports") or [] if p.get("nodePort")]
             )
         return obj, deleted
+
+
+def new_storage(ctx: StorageContext) -> ResourceStorage:
+    """services and services/status, allocating from the server's service range once the cache holds what
+    stored Services already use."""
+    store = ctx.store(
+        ServiceStrategy(ctx.spec),
+        table=SERVICE_TABLE,
+        store_type=ServiceStore,
+        ips=ClusterIPAllocator(ctx.options.service_cluster_ip_range),
+        node_ports=NodePortAllocator(),
+    )
+    ctx.after_start(store.repair)  # type: ignore[attr-defined]
+    return ctx.with_status(store)
+
+
+REGISTRATION = Registration("", "services", new_storage, ServiceStrategy)

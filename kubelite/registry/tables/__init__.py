@@ -1,9 +1,10 @@
 """Server-side tables (`meta.k8s.io/v1 Table`) for the built-in kinds: what `kubectl get` prints.
 
-`TABLES` maps each served (group, resource) to its `TableSpec`, reproducing kube-apiserver's printers
-(pkg/printers/internalversion) column for column and cell for cell. Kinds whose kube storage has no printer
-(roles, cluster roles, limit ranges) get kube's default table of Name and Created At, which `default_table()`
-also offers for anything else. Bindings are create-only and never listed, so they have no table.
+The printers reproduce kube-apiserver's (pkg/printers/internalversion) column for column and cell for
+cell; each resource's home binds its own to its Store, and `TABLES` indexes them by (group, resource).
+Kinds whose kube storage has no printer (roles, cluster roles, limit ranges) get kube's default table of
+Name and Created At, which `default_table()` also offers for anything else. Bindings are create-only and
+never listed, so they have no table.
 """
 
 from __future__ import annotations

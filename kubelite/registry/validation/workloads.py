@@ -42,7 +42,7 @@ def _template(spec: dict[str, Any]) -> dict[str, Any]:
     return mapping(spec, "template")
 
 
-def _template_labels(spec: dict[str, Any]) -> dict[str, str]:
+def template_labels(spec: dict[str, Any]) -> dict[str, str]:
     return string_map(mapping(_template(spec), "metadata"), "labels")
 
 
@@ -90,7 +90,7 @@ def _replica_set_template(spec: dict[str, Any], kind: str) -> list[FieldError]:
         return [FieldError.required(path, "")]
     errs: list[FieldError] = []
     selector = spec.get("selector")
-    if not selector_is_empty(selector) and selector_matches(selector, _template_labels(spec)) is False:
+    if not selector_is_empty(selector) and selector_matches(selector, template_labels(spec)) is False:
         errs.append(_mismatch(spec, path))
     errs.extend(validate_pod_template_spec(_template(spec), path))
     errs.extend(_restart_always(spec, path))
@@ -194,7 +194,7 @@ def validate_replication_controller(obj: dict[str, Any]) -> list[FieldError]:
     if template is None:
         errs.append(FieldError.required(path, ""))
         return errs
-    labels = _template_labels(spec)
+    labels = template_labels(spec)
     if selector and any(labels.get(k) != v for k, v in selector.items()):
         errs.append(_mismatch(spec, path))
     errs.extend(validate_pod_template_spec(template, path))
@@ -271,7 +271,7 @@ def validate_stateful_set(obj: dict[str, Any]) -> list[FieldError]:
     else:
         path = "spec.template"
         selector = spec.get("selector")
-        if not selector_is_empty(selector) and selector_matches(selector, _template_labels(spec)) is False:
+        if not selector_is_empty(selector) and selector_matches(selector, template_labels(spec)) is False:
             errs.append(_mismatch(spec, path))
         meta = mapping(_template(spec), "metadata")
         errs.extend(validate_labels(meta.get("labels"), f"{path}.labels"))
@@ -349,7 +349,7 @@ def validate_daemon_set(obj: dict[str, Any]) -> list[FieldError]:
     spec = mapping(obj, "spec")
     selector = spec.get("selector")
     errs = label_selector(selector, "spec.selector")
-    if selector_matches(selector, _template_labels(spec)) is False:
+    if selector_matches(selector, template_labels(spec)) is False:
         errs.append(_mismatch(spec, "spec.template"))
     if isinstance(selector, dict) and selector_is_empty(selector):
         errs.append(
@@ -472,7 +472,7 @@ def validate_job(job: dict[str, Any]) -> list[FieldError]:
         errs.append(FieldError.required("spec.selector", ""))
     else:
         errs.extend(label_selector(selector, "spec.selector"))
-    if selector_matches(selector, _template_labels(spec)) is False:
+    if selector_matches(selector, template_labels(spec)) is False:
         errs.append(_mismatch(spec, "spec.template"))
     completions = integer(spec, "completions")
     if spec.get("completionMode") == "Indexed" and completions is not None and completions > 0:
@@ -497,7 +497,7 @@ def validate_job_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
         errs.append(FieldError.required("spec.selector", ""))
     else:
         errs.extend(label_selector(selector, "spec.selector"))
-    if selector_matches(selector, _template_labels(spec)) is False:
+    if selector_matches(selector, template_labels(spec)) is False:
         errs.append(_mismatch(spec, "spec.template"))
     if spec.get("completionMode") != "Indexed":
         errs.extend(immutable(spec.get("completions"), old_spec.get("completions"), "spec.completions"))

@@ -1,11 +1,13 @@
-"""ResourceQuotas and LimitRanges: their quantities decoded and stored canonical as kube stores them, quota
-limits validated (resource names, amounts, scopes), and DELETE of a quota answered with the object."""
+"""ResourceQuotas: their quantities decoded and stored canonical as kube stores them, quota limits validated
+(resource names, amounts, scopes), and DELETE answered with the object."""
 
 from __future__ import annotations
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
+from kubelite.registry.registration import stored
 from kubelite.registry.strategy import Strategy
+from kubelite.registry.tables.core import RESOURCE_QUOTA_TABLE
 from kubelite.registry.validation.cluster import validate_resource_quota
 from kubelite.registry.validation.quantities import decode_quantities
 
@@ -21,8 +23,4 @@ class ResourceQuotaStrategy(Strategy):
         return validate_resource_quota(obj)
 
 
-class LimitRangeStrategy(Strategy):
-    tracks_generation = False
-
-    def default(self, obj: Obj) -> None:
-        decode_quantities(self.spec, obj)
+REGISTRATION = stored("", "resourcequotas", ResourceQuotaStrategy, table=RESOURCE_QUOTA_TABLE)

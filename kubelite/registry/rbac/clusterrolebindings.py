@@ -1,0 +1,11 @@
+"""ClusterRoleBindings: plain data objects."""
+
+from __future__ import annotations
+
+from kubelite.registry.registration import stored
+from kubelite.registry.strategy import PlainStrategy
+from kubelite.registry.tables.others import CLUSTER_ROLE_BINDING_TABLE
+
+REGISTRATION = stored(
+    "rbac.authorization.k8s.io", "clusterrolebindings", PlainStrategy, table=CLUSTER_ROLE_BINDING_TABLE
+)

@@ -1,0 +1,162 @@
+"""How a resource's storage comes to be: each resource home exposes a `Registration` whose `new_storage` builds
+the storage of the resource and of its subresources from a small `StorageContext` (kube's per-resource
+`NewStorage(optsGetter)` and the group's `RESTStorageProvider`), and the `Registry` holds what was built.
+
+Registration is data, not a fixed table: `Registry.register` takes any ResourceSpec with any Registration,
+while the server runs too (custom resources next), and starts the watch caches it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubelite.apimachinery.compact import compact_managed_fields, compact_spec_and_status
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.store import Store
+from kubelite.registry.strategy import StatusStrategy, Strategy
+from kubelite.registry.subresources import StatusStore
+from kubelite.registry.tables.base import TableSpec
+from kubelite.storage.cacher import Cacher
+from kubelite.storage.interface import Storage
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryOptions:
+    """Server options some resources' storage depends on."""
+
+    #: the range Service cluster IPs are allocated from (--service-cluster-ip-range)
+    service_cluster_ip_range: str = "10.96.0.0/12"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceStorage:
+    """What a resource home built: the resource's storage and its subresources' by name (kube's "pods",
+    "pods/status", ...). Subresources served by a handler of their own (scale, binding, log) are the route
+    installer's and not listed here."""
+
+    main: Any
+    subresources: Mapping[str, Any] = field(default_factory=dict)
+
+
+class StorageContext:
+    """What a resource home builds its storage from: the storage backend behind watch caches, the resource's
+    spec, the server's options and the storage already registered (a converting view needs its source)."""
+
+    def __init__(self, registry: Registry, storage: Storage, spec: ResourceSpec) -> None:
+        self.registry = registry
+        self.storage = storage
+        self.spec = spec
+        self.options = registry.options
+        self.cachers: list[Cacher] = []
+        self.start_hooks: list[Callable[[], Awaitable[None]]] = []
+
+    def key_root(self) -> str:
+        """Where the resource's objects are kept: /registry/<root>/ (kube's layout: no group for the legacy
+        groups, group/resource otherwise)."""
+        spec = self.spec
+        return spec.resource if spec.group in ("", "apps", "batch") else f"{spec.group}/{spec.resource}"
+
+    def cacher(self, *, compact_in_cache: bool) -> Cacher:
+        compact = compact_spec_and_status if compact_in_cache else compact_managed_fields
+        cacher = Cacher(self.storage, f"/registry/{self.key_root()}/", compact=compact)
+        self.cachers.append(cacher)
+        return cacher
+
+    def store(
+        self, strategy: Strategy, *, table: TableSpec | None = None, store_type: type[Store] = Store, **extra: Any
+    ) -> Store:
+        """The generic Store of the resource over its own watch cache, printing with `table`."""
+        cacher = self.cacher(compact_in_cache=strategy.compact_in_cache)
+        store = store_type(self.spec, strategy, cacher, key_root=self.key_root(), **extra)
+        store.table = table
+        return store
+
+    def with_status(self, store: Store, **subresources: Any) -> ResourceStorage:
+        """The store, its /status when the spec has one, and any other subresources given."""
+        subs: dict[str, Any] = {}
+        if self.spec.subresource("status"):
+            subs["status"] = StatusStore(store, StatusStrategy(store.strategy))
+        subs.update(subresources)
+        return ResourceStorage(store, subs)
+
+    def after_start(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run `hook` once the resource's watch caches hold its objects (e.g. marking allocated addresses)."""
+        self.start_hooks.append(hook)
+
+
+NewStorage = Callable[[StorageContext], ResourceStorage]
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """A resource home's entry: which resource it serves and how its storage is built."""
+
+    group: str
+    resource: str
+    new_storage: NewStorage
+    #: the strategy of the resource's objects, for what needs it without a Store (e.g. checks in tests)
+    new_strategy: Callable[[ResourceSpec], Strategy] | None = None
+
+
+def stored(
+    group: str,
+    resource: str,
+    strategy: Callable[[ResourceSpec], Strategy],
+    *,
+    table: TableSpec | None = None,
+) -> Registration:
+    """The registration of a resource served by the generic Store with `strategy` (and /status if any)."""
+
+    def new_storage(ctx: StorageContext) -> ResourceStorage:
+        return ctx.with_status(ctx.store(strategy(ctx.spec), table=table))
+
+    return Registration(group, resource, new_storage, strategy)
+
+
+class Registry:
+    """Every registered resource's storage, by (group, resource), and the watch caches behind them."""
+
+    def __init__(self, storage: Storage, options: RegistryOptions | None = None) -> None:
+        self.storage = storage
+        self.options = options or RegistryOptions()
+        #: the storage of each persisted resource (kube's "pods" entries)
+        self.stores: dict[tuple[str, str], Any] = {}
+        #: the storage of each resource's registry-served subresources (kube's "pods/status" entries)
+        self.subresources: dict[tuple[str, str], dict[str, Any]] = {}
+        self.cachers: list[Cacher] = []
+
+    def store(self, group: str, resource: str) -> Any:
+        return self.stores[(group, resource)]
+
+    @property
+    def status_strategies(self) -> dict[tuple[str, str], dict[str, Strategy]]:
+        """The write strategy of each subresource that has one (status, finalize)."""
+        return {
+            key: {
+                name: sub.strategy for name, sub in subs.items() if isinstance(getattr(sub, "strategy", None), Strategy)
+            }
+            for key, subs in self.subresources.items()
+        }
+
+    async def register(self, spec: ResourceSpec, registration: Registration) -> ResourceStorage:
+        """Build the storage of `spec` with `registration`, start its watch caches, and hold it."""
+        if (spec.group, spec.resource) != (registration.group, registration.resource):
+            raise ValueError(
+                f"registration of {registration.resource}.{registration.group} cannot serve "
+                f"{spec.resource}.{spec.group}: register the resource's own"
+            )
+        if (spec.group, spec.resource) in self.stores:
+            raise ValueError(f"{spec.resource}.{spec.group or 'core'} is registered already")
+        ctx = StorageContext(self, self.storage, spec)
+        built = registration.new_storage(ctx)
+        for cacher in ctx.cachers:
+            await cacher.start()
+        self.cachers.extend(ctx.cachers)
+        for hook in ctx.start_hooks:
+            await hook()
+        key = (spec.group, spec.resource)
+        self.stores[key] = built.main
+        self.subresources[key] = dict(built.subresources)
+        return built
