@@ -1,7 +1,13 @@
 """The generic Store: one algorithm for every resource (kube's `registry/generic/registry/store.go`).
 
 A Store owns the key layout of its resource, runs the strategy hooks in their fixed order around storage
-calls, and translates storage errors into API Status errors, once. Handlers only see Store methods.
+calls, and translates storage errors into API Status errors, once per call, through `storage_errors`.
+Handlers only see Store methods.
+
+The Store works over any `Storage`. When that storage is also a `WatchCache` (the cacher), shared reads,
+peeks and client watches are served by the cache; over a bare backend, reads go to storage and a watch is
+storage's watch, preceded by a list when it starts from the current state. Time (creationTimestamp,
+deletionTimestamp) is read from the injected clock.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from typing import Any
 
 from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause, StatusError
-from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, now, rfc3339
+from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, rfc3339
 from kubelite.apimachinery.validation import (
     FieldError,
     go_quote,
@@ -22,11 +28,28 @@ from kubelite.apimachinery.validation import (
 )
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.storage_errors import (
+    interpret_create_error,
+    interpret_delete_error,
+    interpret_get_error,
+    interpret_list_error,
+    interpret_update_error,
+    interpret_watch_error,
+)
+from kubelite.registry.storage_watch import StorageWatch
 from kubelite.registry.strategy import Strategy
 from kubelite.storage import continue_token
 from kubelite.storage import errors as storage_errors
-from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
-from kubelite.storage.interface import ListOptions, Preconditions, ResourceVersionMatch
+from kubelite.storage.interface import (
+    ListOptions,
+    Preconditions,
+    ResourceVersionMatch,
+    Storage,
+    StreamWatcher,
+    WatchCache,
+    WatchRequest,
+)
+from kubelite.util.clock import Clock, RealClock
 
 #: turns the stored object (None when absent) into the desired one; raising aborts the update
 UpdateFunc = Callable[[Obj | None], Awaitable[Obj]]
@@ -38,10 +61,21 @@ _GENERATE_ATTEMPTS = 8
 
 
 class Store:
-    def __init__(self, spec: ResourceSpec, strategy: Strategy, storage: Cacher, *, key_root: str) -> None:
+    def __init__(
+        self,
+        spec: ResourceSpec,
+        strategy: Strategy,
+        storage: Storage,
+        *,
+        key_root: str,
+        clock: Clock | None = None,
+    ) -> None:
         self.spec = spec
         self.strategy = strategy
         self.storage = storage
+        #: the watch cache in front of storage, when there is one (asked once: a Protocol check is not free)
+        self.cache: WatchCache | None = storage if isinstance(storage, WatchCache) else None
+        self.clock = clock or RealClock()
         self.prefix = f"/registry/{key_root}/"
 
     # -- keys ----------------------------------------------------------------------------------------
@@ -56,32 +90,28 @@ class Store:
 
     async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
         """The object; `shared` lets it be the watch cache's own (read-only) object when that is current."""
+        cache = self.cache
         try:
-            return await self.storage.get(self.key(namespace, name), shared=shared)
-        except storage_errors.KeyNotFound as exc:
-            raise errors.not_found(self.spec.group_resource, name) from exc
+            if shared and cache is not None:
+                return await cache.get_shared(self.key(namespace, name))
+            return await self.storage.get(self.key(namespace, name))
+        except storage_errors.StorageError as exc:
+            raise interpret_get_error(exc, self.spec.group_resource, name) from exc
 
     def peek(self, namespace: str, name: str) -> Obj | None:
-        """The watch cache's copy (shared, read-only, possibly a moment old), as informer-fed lookups see it."""
-        return self.storage.peek(self.key(namespace, name))
+        """The watch cache's copy (shared, read-only, possibly a moment old), as informer-fed lookups see it;
+        None when not cached, and always without a watch cache."""
+        return self.cache.peek(self.key(namespace, name)) if self.cache is not None else None
 
     async def list(self, namespace: str, params: ListParams) -> Obj:
         prefix = self.list_prefix(namespace)
         opts = self._list_options(prefix, params)
         try:
             result = await self.storage.get_list(prefix, opts)
-        except storage_errors.TooOldResourceVersion as exc:
-            if params.continue_token:
-                # kube hands out a token that goes on from the same key at the newest revision
-                _, start = continue_token.decode(params.continue_token)
-                err = _expired_continue()
-                err.list_meta = {"continue": continue_token.encode(-1, start)}
-                raise err from exc
-            if not params.limit:  # kube: the storage's answer for an unpaginated list at a compacted revision
-                raise errors.resource_expired("The resourceVersion for the provided list is too old.") from exc
-            raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
-        except storage_errors.FutureResourceVersion as exc:
-            raise _too_large_resource_version(exc) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_list_error(
+                exc, continue_from=params.continue_token, paginated=bool(params.limit)
+            ) from exc
         meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
         if result.next_key is not None:
             meta["continue"] = continue_token.encode(result.revision, result.next_key[len(prefix) :])
@@ -140,7 +170,7 @@ class Store:
 
         return matches
 
-    async def watch(self, namespace: str, params: ListParams) -> CacheWatcher:
+    async def watch(self, namespace: str, params: ListParams) -> StreamWatcher:
         rv = _parse_resource_version(params.resource_version)
         _validate_watch_options(params)
         request = WatchRequest(
@@ -151,11 +181,11 @@ class Store:
             send_initial_events=params.send_initial_events,
         )
         try:
-            return await self.storage.watch(request)
-        except storage_errors.TooOldResourceVersion as exc:
-            raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
-        except storage_errors.FutureResourceVersion as exc:
-            raise _too_large_resource_version(exc) from exc
+            if self.cache is not None:
+                return await self.cache.watch_stream(request)
+            return await StorageWatch.start(self.storage, request)
+        except storage_errors.StorageError as exc:
+            raise interpret_watch_error(exc) from exc
 
     # -- create --------------------------------------------------------------------------------------
 
@@ -184,14 +214,14 @@ class Store:
                 await validate(deep_copy(candidate), None)
             if params.dry_run:
                 return candidate
+            name = candidate["metadata"]["name"]
             try:
-                return await self.storage.create(self.key(namespace, candidate["metadata"]["name"]), candidate)
-            except storage_errors.KeyExists as exc:
-                name = candidate["metadata"]["name"]
-                if generate and attempt + 1 < _GENERATE_ATTEMPTS:
+                return await self.storage.create(self.key(namespace, name), candidate)
+            except storage_errors.StorageError as exc:
+                if isinstance(exc, storage_errors.KeyExists) and generate and attempt + 1 < _GENERATE_ATTEMPTS:
                     continue
-                err = errors.already_exists(self.spec.group_resource, name)
-                if generate:
+                err = interpret_create_error(exc, self.spec.group_resource, name)
+                if generate and isinstance(exc, storage_errors.KeyExists) and isinstance(err, StatusError):
                     err.message += ", the server was not able to generate a unique name for the object"
                 raise err from exc
         raise AssertionError("unreachable")  # pragma: no cover
@@ -200,7 +230,7 @@ class Store:
         """kube's rest.BeforeCreate: system fields, strategy hooks, validation."""
         meta = obj["metadata"]
         meta["uid"] = new_uid()
-        meta["creationTimestamp"] = rfc3339(now())
+        meta["creationTimestamp"] = rfc3339(self.clock.now())
         for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"):
             meta.pop(system_field, None)
         if self.strategy.tracks_generation:
@@ -229,9 +259,11 @@ class Store:
         validate: ValidateFunc | None = None,
         allow_create: bool | None = None,
         defaulted: bool = False,
+        preconditions: Preconditions | None = None,
     ) -> tuple[Obj, bool]:
         """Update through guaranteed_update; returns (object, created). `defaulted`: `update` returns objects
-        the strategy has defaulted already (see `create`)."""
+        the strategy has defaulted already (see `create`). `preconditions`: what the stored object must match
+        (kube's UpdatedObjectInfo.Preconditions: a PUT's body uid)."""
         strategy = strategy or self.strategy
         may_create = strategy.allow_create_on_update if allow_create is None else allow_create
         key = self.key(namespace, name)
@@ -243,6 +275,12 @@ class Store:
             if current is None:
                 if not may_create:
                     raise errors.not_found(self.spec.group_resource, name)
+                if preconditions is not None and preconditions.uid:
+                    # as storage checks it against the empty object kube starts a create from
+                    raise storage_errors.Conflict(
+                        f"Precondition failed: UID in precondition: {preconditions.uid}, UID in object meta: ",
+                        key=key,
+                    )
                 new = await update(None)
                 self._check_type_and_namespace(new, namespace)
                 self._check_name(new, name)
@@ -262,13 +300,13 @@ class Store:
             return new
 
         try:
-            stored = await self.storage.guaranteed_update(key, try_update, ignore_not_found=True)
+            stored = await self.storage.guaranteed_update(
+                key, try_update, ignore_not_found=True, preconditions=preconditions
+            )
         except _DryRun as dry:
             return dry.obj, created
-        except storage_errors.Conflict as exc:
-            raise errors.conflict(self.spec.group_resource, name, errors.OBJECT_MODIFIED) from exc
-        except storage_errors.KeyExists as exc:
-            raise errors.already_exists(self.spec.group_resource, name) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_update_error(exc, self.spec.group_resource, name) from exc
         meta = stored.get("metadata") or {}
         if meta.get("deletionTimestamp") and not self.finalizers_pending(stored):
             # the last finalizer is gone: the pending deletion completes now
@@ -285,7 +323,8 @@ class Store:
         new_meta, old_meta = new["metadata"], old["metadata"]
         requested_rv = new_meta.get("resourceVersion")
         if requested_rv and str(requested_rv) != old_meta.get("resourceVersion"):
-            raise storage_errors.Conflict("resourceVersion mismatch")
+            # kube's Store.Update: the optimistic lock, before anything reaches storage
+            raise errors.conflict(self.spec.group_resource, old_meta.get("name", ""), errors.OBJECT_MODIFIED)
         for system_field in (
             "uid",
             "creationTimestamp",
@@ -347,10 +386,8 @@ class Store:
         )
         try:
             deleted = await self.storage.delete(key, preconditions=preconditions)
-        except storage_errors.KeyNotFound as exc:
-            raise errors.not_found(self.spec.group_resource, name) from exc
-        except storage_errors.Conflict as exc:
-            raise errors.conflict(self.spec.group_resource, name, str(exc)) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_delete_error(exc, self.spec.group_resource, name) from exc
         return deleted, True
 
     async def _mark_deleting(self, namespace: str, name: str, grace: int, params: DeleteParams) -> Obj:
@@ -369,7 +406,7 @@ class Store:
                     finalizers.append(wanted)
                 meta["finalizers"] = finalizers
             # deletionTimestamp is when the object should be gone: now plus the grace period (kube's BeforeDelete)
-            deadline = rfc3339(now() + timedelta(seconds=grace))
+            deadline = rfc3339(self.clock.now() + timedelta(seconds=grace))
             if not meta.get("deletionTimestamp"):
                 meta["deletionTimestamp"] = deadline
                 meta["deletionGracePeriodSeconds"] = grace
@@ -386,8 +423,8 @@ class Store:
             return await self.storage.guaranteed_update(self.key(namespace, name), mark)
         except _DryRun as dry:
             return dry.obj
-        except storage_errors.KeyNotFound as exc:
-            raise errors.not_found(self.spec.group_resource, name) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_delete_error(exc, self.spec.group_resource, name) from exc
 
     def finalizers_pending(self, obj: Obj) -> bool:
         return bool((obj.get("metadata") or {}).get("finalizers"))
@@ -579,22 +616,3 @@ def _parse_match(match: str | None, rv: str | None) -> ResourceVersionMatch | No
             ],
         )
     return ResourceVersionMatch(match)
-
-
-def _expired_continue() -> StatusError:
-    return errors.resource_expired(
-        "The provided continue parameter is too old to display a consistent list result. You can start a new "
-        "list without the continue parameter, or use the continue token in this response to retrieve the "
-        "remainder of the results. Continuing with the provided token results in an inconsistent list - objects "
-        "that were created, modified, or deleted between the time the first chunk was returned and now may show "
-        "up in the list."
-    )
-
-
-def _too_large_resource_version(exc: storage_errors.FutureResourceVersion) -> StatusError:
-    err = errors.timeout(f"Too large resource version: {exc.requested}, current: {exc.current}")
-    err.details = {
-        "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-        "retryAfterSeconds": 1,
-    }
-    return err
