@@ -273,14 +273,15 @@ class Store:
         async def try_update(current: Obj | None) -> Obj:
             nonlocal created, result
             if current is None:
-                if not may_create:
-                    raise errors.not_found(self.spec.group_resource, name)
                 if preconditions is not None and preconditions.uid:
-                    # as storage checks it against the empty object kube starts a create from
+                    # kube's storage checks preconditions before the update function, on the empty object
+                    # it starts from when the key is missing: a Conflict, even where creating is not allowed
                     raise storage_errors.Conflict(
                         f"Precondition failed: UID in precondition: {preconditions.uid}, UID in object meta: ",
                         key=key,
                     )
+                if not may_create:
+                    raise errors.not_found(self.spec.group_resource, name)
                 new = await update(None)
                 self._check_type_and_namespace(new, namespace)
                 self._check_name(new, name)
