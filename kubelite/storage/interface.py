@@ -123,7 +123,8 @@ class Storage(Protocol):
         ...
 
     async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
-        """Objects under `prefix` (which ends with '/'), ordered by key; raises TooOldResourceVersion."""
+        """Objects under `prefix` (which ends with '/'), ordered by key; raises TooOldResourceVersion.
+        A backend returns objects of the caller's own; a `WatchCache` may return its shared ones (read-only)."""
         ...
 
     async def guaranteed_update(

@@ -427,14 +427,13 @@ class Cacher:
         *,
         predicate: Callable[[Obj], bool] | None = None,
         progress_notify: bool = False,
-    ) -> CacheWatcher:
-        """Storage's watch, from memory: events after `from_revision` (0: from now), from the window.
-
-        A revision the store has compacted is refused as the store would refuse it, even while the window
-        still holds it, so that the cache answers as its store does."""
+    ) -> Watcher:
+        """Storage's watch: events after `from_revision` (0: from now), from memory while the window reaches
+        back that far; older history (or a compacted revision, refused there) is storage's to answer, so the
+        cache answers as its store does. A client's watch is `watch_stream`."""
         start = from_revision or self.revision
         if start < self._window_floor or start < self.storage.compacted_revision:
-            raise errors.TooOldResourceVersion(start, max(self._window_floor, self.storage.compacted_revision))
+            return self.storage.watch(prefix, from_revision, predicate=predicate, progress_notify=progress_notify)
         backlog = [e for e in self._window if e.revision > start]
         watcher = self._new_watcher(prefix, predicate, len(backlog), transitions=False)
         watcher.progress_notify = progress_notify
