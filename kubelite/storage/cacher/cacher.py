@@ -122,10 +122,15 @@ class Cacher:
             await self._task  # it ended before the cache was ready: raises the first list's error
 
     async def close(self) -> None:
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        task = self._task
+        if task is not None:
+            if task.done():  # it failed start-up, and start() has raised that error already
+                if not task.cancelled():
+                    task.exception()
+            else:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for watcher in list(self._watchers):
             watcher.stop()
 

@@ -10,12 +10,16 @@ storage it wraps (the conformance suite runs over it), so a test can start healt
 - `drop_watches(error)`: every open watch ends with `error`, as a broken connection ends it;
 - `compact_now()`: compact at the current revision, under whatever watches are open.
 
-Counters (`lists`, `watches`) tell a test how often the code under test came back to storage.
+Counters (`lists`, `watches`) tell a test how often the code under test came back to storage. A failed list
+fails as the SQLite reader's do, through an awaited future, with what it had decoded so far in its frame;
+`failed_reads` holds a weak reference to each such partial result, so a test can see it is freed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -37,6 +41,13 @@ class InjectedFault(StorageError):
     """The error FaultyStorage raises when a test did not name one."""
 
 
+class PartialRead:
+    """What a list had decoded when it failed."""
+
+    def __init__(self) -> None:
+        self.items = [{"metadata": {"name": f"partial-{i}"}, "data": {"x": "y" * 100}} for i in range(100)]
+
+
 class FaultyStorage:
     def __init__(self, inner: Storage) -> None:
         self.inner = inner
@@ -49,6 +60,7 @@ class FaultyStorage:
         #: how many lists and watches were asked of this storage
         self.lists = 0
         self.watches = 0
+        self.failed_reads: list[weakref.ref[PartialRead]] = []
 
     # -- faults -------------------------------------------------------------------------------------------
 
@@ -103,8 +115,15 @@ class FaultyStorage:
         if left is None or left > 0:
             if left is not None:
                 self._list_faults_left = left - 1
-            raise self._list_fault
+            await self._fail_read(copy.copy(self._list_fault))
         return await self.inner.get_list(prefix, opts)
+
+    async def _fail_read(self, error: BaseException) -> None:
+        partial = PartialRead()
+        self.failed_reads.append(weakref.ref(partial))
+        failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        failed.set_exception(error)
+        await failed  # raises `error`, whose traceback holds this frame, `partial` and `failed` with it
 
     async def guaranteed_update(
         self,
