@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import struct
 from typing import Any
 
 from aiohttp import web
@@ -74,6 +76,9 @@ async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     return response
 
 
+#: SO_LINGER on, 0 seconds: close() resets the connection and discards unsent data
+_LINGER_RESET = struct.pack("ii", 1, 0)
+
 #: bytes a client may have unsent before its events wait in its queue instead (aiohttp's own drain limit)
 _DIRECT_WRITE_LIMIT = 64 * 1024
 
@@ -101,7 +106,13 @@ class _SocketWriter:
         return True
 
     def abort(self) -> None:
-        # drops the unsent buffer and closes at once; the handler's pending write then fails and it ends
+        # A plain close would leave the kernel sending what it holds to a client that reads nothing (the
+        # socket orphaned, its buffers pinned): linger 0 makes the close a reset that drops them. The
+        # handler's pending write then fails and it ends.
+        sock = self._transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _LINGER_RESET)
         self._transport.abort()
 
 

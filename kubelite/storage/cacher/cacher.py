@@ -22,7 +22,6 @@ raises it rather than retrying, so a damaged store fails start-up.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import logging
 import traceback
@@ -129,8 +128,12 @@ class Cacher:
                     task.exception()
             else:
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
+                try:
                     await task
+                except asyncio.CancelledError:
+                    current = asyncio.current_task()
+                    if current is not None and current.cancelling():
+                        raise  # close() itself was cancelled: that goes on up
         for watcher in list(self._watchers):
             watcher.stop()
 
