@@ -35,6 +35,8 @@ class StorageWatch:
         self._request = request
         self._initial = initial
         self._writer: StreamWriter | None = None
+        #: one iteration for the watch's life, however many loops read it
+        self._iteration = self._events()
 
     @classmethod
     async def start(cls, storage: Storage, request: WatchRequest) -> StorageWatch:
@@ -69,12 +71,12 @@ class StorageWatch:
         self._watcher.stop()
 
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
-        return self._events()
+        return self._iteration
 
     async def _events(self) -> AsyncIterator[WatchEvent]:
-        for event in self._initial:
+        initial, self._initial = self._initial, []
+        for event in initial:
             yield event
-        self._initial = []
         predicate = self._request.predicate
         try:
             async for event in self._watcher:
