@@ -13,6 +13,7 @@ import pytest
 import uvloop
 
 from kubelite.storage.cacher import Cacher, CacheWatcher
+from kubelite.storage.cacher.bookmarks import send_bookmarks_every
 from kubelite.storage.interface import EventType, Obj, WatchEvent, WatchRequest
 from kubelite.storage.sqlite import SQLiteStorage
 from kubelite.storage.testing.fake import FaultyStorage, InjectedFault
@@ -181,3 +182,44 @@ def test_a_watcher_cut_off_for_falling_behind_aborts_its_connection() -> None:
         assert client.aborted == 1
 
     run(body)
+
+
+def test_the_bookmark_timer_runs_on_the_clock(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with faulty(tmp_path) as storage:
+            clock = FakeClock()
+            cacher = new_cacher(storage, clock)
+            await cacher.start()
+            created = await storage.create(f"{PREFIX}default/a", configmap("a"))
+            revision = int(created["metadata"]["resourceVersion"])
+            assert await cacher.wait_until_fresh(revision, timeout=5)
+            bookmarks = await cacher.watch_stream(WatchRequest(PREFIX, revision, allow_bookmarks=True))
+            plain = await cacher.watch_stream(WatchRequest(PREFIX, revision))
+            timer = asyncio.create_task(send_bookmarks_every(60, [cacher], clock))
+            try:
+                await until(lambda: clock.has_waiters())
+                await create_and_wait(storage, cacher, "b")
+                clock.step(59)
+                await asyncio.sleep(0.01)
+                assert [e.type for e in drain(bookmarks)] == [EventType.ADDED]
+                clock.step(1)
+                await until(lambda: not bookmarks._queue.empty())
+                assert [(e.type, e.revision) for e in drain(bookmarks)] == [(EventType.BOOKMARK, cacher.revision)]
+                assert [e.type for e in drain(plain)] == [EventType.ADDED]  # it did not ask for bookmarks
+            finally:
+                timer.cancel()
+                await cacher.close()
+
+    run(body)
+
+
+async def create_and_wait(storage: FaultyStorage, cacher: Cacher, name: str) -> None:
+    created = await storage.create(f"{PREFIX}default/{name}", configmap(name))
+    assert await cacher.wait_until_fresh(int(created["metadata"]["resourceVersion"]), timeout=5)
+
+
+def drain(watcher: CacheWatcher) -> list[WatchEvent]:
+    events = []
+    while not watcher._queue.empty():
+        events.append(watcher._queue.get_nowait())
+    return events
