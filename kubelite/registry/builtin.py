@@ -35,6 +35,7 @@ from kubelite.registry.store import Store
 from kubelite.registry.strategy import StatusStrategy, Strategy
 from kubelite.storage.cacher import Cacher
 from kubelite.storage.interface import Storage
+from kubelite.util.clock import Clock
 
 
 class SpecStrategy(Strategy):
@@ -154,7 +155,10 @@ def key_root(spec: ResourceSpec) -> str:
     return spec.resource if spec.group in ("", "apps", "batch") else f"{spec.group}/{spec.resource}"
 
 
-async def build_registry(storage: Storage, resources: tuple[ResourceSpec, ...] = BUILTIN_RESOURCES) -> Registry:
+async def build_registry(
+    storage: Storage, resources: tuple[ResourceSpec, ...] = BUILTIN_RESOURCES, *, clock: Clock | None = None
+) -> Registry:
+    """A Store per resource, each behind its watch cache; `clock` is theirs (the real one by default)."""
     registry = Registry()
     for spec in resources:
         if (spec.group, spec.resource) in _NOT_STORED:
@@ -165,14 +169,14 @@ async def build_registry(storage: Storage, resources: tuple[ResourceSpec, ...] =
         strategy = strategy_type(spec)
         root = key_root(spec)
         compact = compact_spec_and_status if strategy.compact_in_cache else compact_managed_fields
-        cacher = Cacher(storage, f"/registry/{root}/", compact=compact)
+        cacher = Cacher(storage, f"/registry/{root}/", compact=compact, clock=clock)
         registry.cachers.append(cacher)
         store_type: type[Store] = Store
         if spec.resource == "services" and spec.group == "":
             store_type = ServiceStore
         elif spec.resource == "namespaces" and spec.group == "":
             store_type = NamespaceStore
-        registry.stores[(spec.group, spec.resource)] = store_type(spec, strategy, cacher, key_root=root)
+        registry.stores[(spec.group, spec.resource)] = store_type(spec, strategy, cacher, key_root=root, clock=clock)
         subs: dict[str, Strategy] = {}
         if spec.subresource("status"):
             subs["status"] = StatusStrategy(strategy)

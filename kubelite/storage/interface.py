@@ -243,6 +243,11 @@ class WatchCache(Protocol):
     the answer is no, so a backend without a cache serves every request too.
     """
 
+    def has_every_write(self, key: str) -> bool:
+        """Whether the cache has applied every acknowledged write of `key` (reading it there is reading
+        storage)."""
+        ...
+
     async def get_shared(self, key: str) -> Obj:
         """The object at `key`, as the cache's own object when the cache has every write of it (read it,
         never change it), else read from storage; raises KeyNotFound."""
