@@ -42,6 +42,8 @@ class CacheWatcher:
         self.overflowed = False
         #: the client's connection, once attached: events go straight to it when they can (see `_put`)
         self.writer: StreamWriter | None = None
+        #: its bound `write`, kept so the per-event path makes one call and no attribute lookup
+        self._write: Callable[[WatchEvent], bool] | None = None
         #: with a predicate, whether an object entering or leaving it is an ADDED or DELETED (a client's
         #: watch, as kube's cacher sends) or is filtered on its new state alone (storage's watch)
         self.transitions = transitions
@@ -77,6 +79,7 @@ class CacheWatcher:
 
     def attach(self, writer: StreamWriter) -> None:
         self.writer = writer
+        self._write = writer.write
 
     def owes(self, key: str) -> bool:
         """Whether an event of `key` waits in the queue (always, once stopped: what it held is dropped)."""
@@ -92,14 +95,15 @@ class CacheWatcher:
         # With nothing queued, the reader has written everything it took, so handing this event to the
         # client now keeps the order; it saves a task switch and a queue round trip per event and watcher.
         # The writer refuses (returns False) when the client's buffer is full, and the event queues.
-        writer = self.writer
-        if writer is not None and self._queue.empty() and writer.write(event):
+        write = self._write
+        if write is not None and self._queue.empty() and write(event):
             return
         try:
             self._queue.put_nowait(event)
         except asyncio.QueueFull:
             self.overflowed = True
             self.stop()
+            writer = self.writer
             if writer is not None:
                 # the client stopped reading: its connection would otherwise stay open with the kernel's
                 # buffers full until its timeout, and the handler wait on it
