@@ -1,49 +1,8 @@
-"""Exponential backoff with jitter that forgets after a quiet spell (apimachinery's
-`wait.NewExponentialBackoffManager`): the reflector waits 0.8s, 1.6s, ... up to 30s between failed attempts,
-and starts from 0.8s again once two minutes pass without a failure."""
+"""The reflector's backoff: kubelite.util.backoff's `ExponentialBackoff` (0.8s, 1.6s, ... up to 30s between
+failed attempts, from 0.8s again after two quiet minutes), shared with the server's watch cache."""
 
 from __future__ import annotations
 
-import random
+from kubelite.util.backoff import ExponentialBackoff
 
-from kubelite.client.clock import Clock, RealClock
-
-
-class ExponentialBackoff:
-    def __init__(
-        self,
-        *,
-        initial: float = 0.8,
-        cap: float = 30.0,
-        reset_after: float = 120.0,
-        factor: float = 2.0,
-        jitter: float = 1.0,
-        clock: Clock | None = None,
-        rng: random.Random | None = None,
-    ) -> None:
-        self.initial = initial
-        self.cap = cap
-        self.reset_after = reset_after
-        self.factor = factor
-        self.jitter = jitter
-        self._clock = clock or RealClock()
-        self._rng = rng or random.Random()
-        #: the un-jittered delay the next call starts from
-        self._current = initial
-        self._last: float | None = None
-
-    def next(self) -> float:
-        """The next delay to wait (jittered up by at most `jitter` times itself)."""
-        now = self._clock.monotonic()
-        if self._last is not None and now - self._last > self.reset_after:
-            self._current = self.initial
-        self._last = now
-        delay = self._current
-        self._current = min(self._current * self.factor, self.cap)
-        if self.jitter > 0:
-            delay += self._rng.random() * self.jitter * delay
-        return delay
-
-    def reset(self) -> None:
-        self._current = self.initial
-        self._last = None
+__all__ = ["ExponentialBackoff"]

@@ -36,6 +36,7 @@ from kubelite.registry.scheduling import priorityclasses
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.storage import storageclasses
 from kubelite.storage.interface import Storage
+from kubelite.util.clock import Clock
 
 #: every stored built-in resource's registration, in build order; bindings and the reviews are computed by
 #: their handlers and have no storage of their own
@@ -86,9 +87,12 @@ async def build_registry(
     storage: Storage,
     resources: tuple[ResourceSpec, ...] = BUILTIN_RESOURCES,
     options: RegistryOptions | None = None,
+    *,
+    clock: Clock | None = None,
 ) -> Registry:
-    """The Registry of every stored resource among `resources`, its watch caches started."""
-    registry = Registry(storage, options)
+    """The Registry of every stored resource among `resources`, its watch caches started; `clock` is what its
+    caches and Stores read (the real one by default)."""
+    registry = Registry(storage, options, clock=clock)
     specs = {(spec.group, spec.resource): spec for spec in resources}
     for key, registration in BUILTIN_REGISTRATIONS.items():
         spec = specs.get(key)

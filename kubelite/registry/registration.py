@@ -20,6 +20,7 @@ from kubelite.registry.subresources import StatusStore
 from kubelite.registry.tables.base import TableSpec
 from kubelite.storage.cacher import Cacher
 from kubelite.storage.interface import Storage
+from kubelite.util.clock import Clock, RealClock
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ class StorageContext:
 
     def cacher(self, *, compact_in_cache: bool) -> Cacher:
         compact = compact_spec_and_status if compact_in_cache else compact_managed_fields
-        cacher = Cacher(self.storage, f"/registry/{self.key_root()}/", compact=compact)
+        cacher = Cacher(self.storage, f"/registry/{self.key_root()}/", compact=compact, clock=self.registry.clock)
         self.cachers.append(cacher)
         return cacher
 
@@ -69,7 +70,7 @@ class StorageContext:
     ) -> Store:
         """The generic Store of the resource over its own watch cache, printing with `table`."""
         cacher = self.cacher(compact_in_cache=strategy.compact_in_cache)
-        store = store_type(self.spec, strategy, cacher, key_root=self.key_root(), **extra)
+        store = store_type(self.spec, strategy, cacher, key_root=self.key_root(), clock=self.registry.clock, **extra)
         store.table = table
         return store
 
@@ -118,9 +119,11 @@ def stored(
 class Registry:
     """Every registered resource's storage, by (group, resource), and the watch caches behind them."""
 
-    def __init__(self, storage: Storage, options: RegistryOptions | None = None) -> None:
+    def __init__(self, storage: Storage, options: RegistryOptions | None = None, *, clock: Clock | None = None) -> None:
         self.storage = storage
         self.options = options or RegistryOptions()
+        #: the time every watch cache and Store of the registry reads
+        self.clock: Clock = clock or RealClock()
         #: the storage of each persisted resource (kube's "pods" entries)
         self.stores: dict[tuple[str, str], Any] = {}
         #: the storage of each resource's registry-served subresources (kube's "pods/status" entries)

@@ -1,7 +1,8 @@
 """The generic Store: one algorithm for every resource (kube's `registry/generic/registry/store.go`).
 
 A Store owns the key layout of its resource, runs the strategy hooks in their fixed order around storage
-calls, and translates storage errors into API Status errors, once. Handlers only see Store methods.
+calls, and translates storage errors into API Status errors, once per call, through `storage_errors`.
+Handlers only see Store methods.
 
 The order of a create (kube: decoding defaults the object, then `rest.BeforeCreate`):
     default -> mutate (the caller's: field manager, mutating admission) -> system fields ->
@@ -11,6 +12,11 @@ and of an update, inside guaranteed_update on the current object:
     the caller's update -> default -> mutate -> system fields -> prepare_for_update -> generation ->
     validate_update -> canonicalize -> validate callback -> storage
 Each object is defaulted once, here: the callers hand in what the client sent.
+
+The Store works over any `Storage`. When that storage is also a `WatchCache` (the cacher), shared reads,
+peeks and client watches are served by the cache; over a bare backend, reads go to storage and a watch is
+storage's watch, preceded by a list when it starts from the current state. Time (creationTimestamp,
+deletionTimestamp) is read from the injected clock.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 
 from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause, StatusError
-from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, now, rfc3339
+from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, rfc3339
 from kubelite.apimachinery.validation import (
     FieldError,
     go_quote,
@@ -32,11 +38,28 @@ from kubelite.apimachinery.validation import (
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.rest import DescribedBySpec, MutateFunc, UpdateFunc, ValidateFunc
 from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.storage_errors import (
+    interpret_create_error,
+    interpret_delete_error,
+    interpret_get_error,
+    interpret_list_error,
+    interpret_update_error,
+    interpret_watch_error,
+)
+from kubelite.registry.storage_watch import StorageWatch
 from kubelite.registry.strategy import Strategy
 from kubelite.storage import continue_token
 from kubelite.storage import errors as storage_errors
-from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
-from kubelite.storage.interface import ListOptions, Preconditions, ResourceVersionMatch
+from kubelite.storage.interface import (
+    ListOptions,
+    Preconditions,
+    ResourceVersionMatch,
+    Storage,
+    StreamWatcher,
+    WatchCache,
+    WatchRequest,
+)
+from kubelite.util.clock import Clock, RealClock
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_ATTEMPTS = 8
@@ -46,10 +69,21 @@ class Store(DescribedBySpec):
     """Implements every verb Protocol of `registry.rest`; the mutate and validate callbacks are the MutateFunc
     and ValidateFunc described there."""
 
-    def __init__(self, spec: ResourceSpec, strategy: Strategy, storage: Cacher, *, key_root: str) -> None:
+    def __init__(
+        self,
+        spec: ResourceSpec,
+        strategy: Strategy,
+        storage: Storage,
+        *,
+        key_root: str,
+        clock: Clock | None = None,
+    ) -> None:
         self.spec = spec
         self.strategy = strategy
         self.storage = storage
+        #: the watch cache in front of storage, when there is one (asked once: a Protocol check is not free)
+        self.cache: WatchCache | None = storage if isinstance(storage, WatchCache) else None
+        self.clock = clock or RealClock()
         self.prefix = f"/registry/{key_root}/"
 
     # -- keys ----------------------------------------------------------------------------------------
@@ -64,32 +98,28 @@ class Store(DescribedBySpec):
 
     async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
         """The object; `shared` lets it be the watch cache's own (read-only) object when that is current."""
+        cache = self.cache
         try:
-            return await self.storage.get(self.key(namespace, name), shared=shared)
-        except storage_errors.KeyNotFound as exc:
-            raise errors.not_found(self.spec.group_resource, name) from exc
+            if shared and cache is not None:
+                return await cache.get_shared(self.key(namespace, name))
+            return await self.storage.get(self.key(namespace, name))
+        except storage_errors.StorageError as exc:
+            raise interpret_get_error(exc, self.spec.group_resource, name) from exc
 
     def peek(self, namespace: str, name: str) -> Obj | None:
-        """The watch cache's copy (shared, read-only, possibly a moment old), as informer-fed lookups see it."""
-        return self.storage.peek(self.key(namespace, name))
+        """The watch cache's copy (shared, read-only, possibly a moment old), as informer-fed lookups see it;
+        None when not cached, and always without a watch cache."""
+        return self.cache.peek(self.key(namespace, name)) if self.cache is not None else None
 
     async def list(self, namespace: str, params: ListParams) -> Obj:
         prefix = self.list_prefix(namespace)
         opts = self._list_options(prefix, params)
         try:
             result = await self.storage.get_list(prefix, opts)
-        except storage_errors.TooOldResourceVersion as exc:
-            if params.continue_token:
-                # kube hands out a token that goes on from the same key at the newest revision
-                _, start = continue_token.decode(params.continue_token)
-                err = _expired_continue()
-                err.list_meta = {"continue": continue_token.encode(-1, start)}
-                raise err from exc
-            if not params.limit:  # kube: the storage's answer for an unpaginated list at a compacted revision
-                raise errors.resource_expired("The resourceVersion for the provided list is too old.") from exc
-            raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
-        except storage_errors.FutureResourceVersion as exc:
-            raise _too_large_resource_version(exc) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_list_error(
+                exc, continue_from=params.continue_token, paginated=bool(params.limit)
+            ) from exc
         meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
         if result.next_key is not None:
             meta["continue"] = continue_token.encode(result.revision, result.next_key[len(prefix) :])
@@ -148,7 +178,7 @@ class Store(DescribedBySpec):
 
         return matches
 
-    async def watch(self, namespace: str, params: ListParams) -> CacheWatcher:
+    async def watch(self, namespace: str, params: ListParams) -> StreamWatcher:
         rv = _parse_resource_version(params.resource_version)
         _validate_watch_options(params)
         request = WatchRequest(
@@ -159,11 +189,11 @@ class Store(DescribedBySpec):
             send_initial_events=params.send_initial_events,
         )
         try:
-            return await self.storage.watch(request)
-        except storage_errors.TooOldResourceVersion as exc:
-            raise errors.too_old_resource_version(exc.requested, exc.oldest) from exc
-        except storage_errors.FutureResourceVersion as exc:
-            raise _too_large_resource_version(exc) from exc
+            if self.cache is not None:
+                return await self.cache.watch_stream(request)
+            return await StorageWatch.start(self.storage, request)
+        except storage_errors.StorageError as exc:
+            raise interpret_watch_error(exc) from exc
 
     # -- create --------------------------------------------------------------------------------------
 
@@ -194,14 +224,14 @@ class Store(DescribedBySpec):
                 await validate(deep_copy(candidate), None)
             if params.dry_run:
                 return candidate
+            name = candidate["metadata"]["name"]
             try:
-                return await self.storage.create(self.key(namespace, candidate["metadata"]["name"]), candidate)
-            except storage_errors.KeyExists as exc:
-                name = candidate["metadata"]["name"]
-                if generate and attempt + 1 < _GENERATE_ATTEMPTS:
+                return await self.storage.create(self.key(namespace, name), candidate)
+            except storage_errors.StorageError as exc:
+                if isinstance(exc, storage_errors.KeyExists) and generate and attempt + 1 < _GENERATE_ATTEMPTS:
                     continue
-                err = errors.already_exists(self.spec.group_resource, name)
-                if generate:
+                err = interpret_create_error(exc, self.spec.group_resource, name)
+                if generate and isinstance(exc, storage_errors.KeyExists) and isinstance(err, StatusError):
                     err.message += ", the server was not able to generate a unique name for the object"
                 raise err from exc
         raise AssertionError("unreachable")  # pragma: no cover
@@ -210,7 +240,7 @@ class Store(DescribedBySpec):
         """kube's rest.BeforeCreate: system fields, strategy hooks, validation (on a defaulted object)."""
         meta = obj["metadata"]
         meta["uid"] = new_uid()
-        meta["creationTimestamp"] = rfc3339(now())
+        meta["creationTimestamp"] = rfc3339(self.clock.now())
         for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"):
             meta.pop(system_field, None)
         if self.strategy.tracks_generation:
@@ -237,9 +267,11 @@ class Store(DescribedBySpec):
         mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
         allow_create: bool | None = None,
+        preconditions: Preconditions | None = None,
     ) -> tuple[Obj, bool]:
         """Update through guaranteed_update; returns (object, created). `strategy` is a subresource's (status)
-        instead of the resource's own; an object the update creates is the resource's own."""
+        instead of the resource's own; an object the update creates is the resource's own. `preconditions`:
+        what the stored object must match (kube's UpdatedObjectInfo.Preconditions: a PUT's body uid)."""
         strategy = strategy or self.strategy
         may_create = strategy.allow_create_on_update if allow_create is None else allow_create
         key = self.key(namespace, name)
@@ -249,6 +281,13 @@ class Store(DescribedBySpec):
         async def try_update(current: Obj | None) -> Obj:
             nonlocal created, result
             if current is None:
+                if preconditions is not None and preconditions.uid:
+                    # kube's storage checks preconditions before the update function, on the empty object
+                    # it starts from when the key is missing: a Conflict, even where creating is not allowed
+                    raise storage_errors.Conflict(
+                        f"Precondition failed: UID in precondition: {preconditions.uid}, UID in object meta: ",
+                        key=key,
+                    )
                 if not may_create:
                     raise errors.not_found(self.spec.group_resource, name)
                 new = await update(None)
@@ -276,13 +315,13 @@ class Store(DescribedBySpec):
             return new
 
         try:
-            stored = await self.storage.guaranteed_update(key, try_update, ignore_not_found=True)
+            stored = await self.storage.guaranteed_update(
+                key, try_update, ignore_not_found=True, preconditions=preconditions
+            )
         except _DryRun as dry:
             return dry.obj, created
-        except storage_errors.Conflict as exc:
-            raise errors.conflict(self.spec.group_resource, name, errors.OBJECT_MODIFIED) from exc
-        except storage_errors.KeyExists as exc:
-            raise errors.already_exists(self.spec.group_resource, name) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_update_error(exc, self.spec.group_resource, name) from exc
         meta = stored.get("metadata") or {}
         if meta.get("deletionTimestamp") and not self.finalizers_pending(stored):
             # the last finalizer is gone: the pending deletion completes now
@@ -300,7 +339,8 @@ class Store(DescribedBySpec):
         new_meta, old_meta = new["metadata"], old["metadata"]
         requested_rv = new_meta.get("resourceVersion")
         if requested_rv and str(requested_rv) != old_meta.get("resourceVersion"):
-            raise storage_errors.Conflict("resourceVersion mismatch")
+            # kube's Store.Update: the optimistic lock, before anything reaches storage
+            raise errors.conflict(self.spec.group_resource, old_meta.get("name", ""), errors.OBJECT_MODIFIED)
         for system_field in (
             "uid",
             "creationTimestamp",
@@ -360,10 +400,8 @@ class Store(DescribedBySpec):
         )
         try:
             deleted = await self.storage.delete(key, preconditions=preconditions)
-        except storage_errors.KeyNotFound as exc:
-            raise errors.not_found(self.spec.group_resource, name) from exc
-        except storage_errors.Conflict as exc:
-            raise errors.conflict(self.spec.group_resource, name, str(exc)) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_delete_error(exc, self.spec.group_resource, name) from exc
         return deleted, True
 
     async def _mark_deleting(self, namespace: str, name: str, grace: int, params: DeleteParams) -> Obj:
@@ -382,7 +420,7 @@ class Store(DescribedBySpec):
                     finalizers.append(wanted)
                 meta["finalizers"] = finalizers
             # deletionTimestamp is when the object should be gone: now plus the grace period (kube's BeforeDelete)
-            deadline = rfc3339(now() + timedelta(seconds=grace))
+            deadline = rfc3339(self.clock.now() + timedelta(seconds=grace))
             if not meta.get("deletionTimestamp"):
                 meta["deletionTimestamp"] = deadline
                 meta["deletionGracePeriodSeconds"] = grace
@@ -399,8 +437,8 @@ class Store(DescribedBySpec):
             return await self.storage.guaranteed_update(self.key(namespace, name), mark)
         except _DryRun as dry:
             return dry.obj
-        except storage_errors.KeyNotFound as exc:
-            raise errors.not_found(self.spec.group_resource, name) from exc
+        except storage_errors.StorageError as exc:
+            raise interpret_delete_error(exc, self.spec.group_resource, name) from exc
 
     def finalizers_pending(self, obj: Obj) -> bool:
         return bool((obj.get("metadata") or {}).get("finalizers"))
@@ -592,22 +630,3 @@ def _parse_match(match: str | None, rv: str | None) -> ResourceVersionMatch | No
             ],
         )
     return ResourceVersionMatch(match)
-
-
-def _expired_continue() -> StatusError:
-    return errors.resource_expired(
-        "The provided continue parameter is too old to display a consistent list result. You can start a new "
-        "list without the continue parameter, or use the continue token in this response to retrieve the "
-        "remainder of the results. Continuing with the provided token results in an inconsistent list - objects "
-        "that were created, modified, or deleted between the time the first chunk was returned and now may show "
-        "up in the list."
-    )
-
-
-def _too_large_resource_version(exc: storage_errors.FutureResourceVersion) -> StatusError:
-    err = errors.timeout(f"Too large resource version: {exc.requested}, current: {exc.current}")
-    err.details = {
-        "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-        "retryAfterSeconds": 1,
-    }
-    return err

@@ -41,7 +41,9 @@ from kubelite.server.config import ServerConfig
 from kubelite.server.director import Director
 from kubelite.server.healthz import HealthChecks
 from kubelite.server.nonresource import DiscoveryHandlers, OpenAPIHandlers
+from kubelite.storage.cacher.bookmarks import send_bookmarks_every
 from kubelite.storage.sqlite import SQLiteStorage
+from kubelite.util.clock import RealClock
 
 log = logging.getLogger(__name__)
 
@@ -128,10 +130,7 @@ class APIServer:
 
     async def _bookmark_loop(self) -> None:
         assert self.registry is not None
-        while True:
-            await asyncio.sleep(self.config.watch_bookmark_interval)
-            for cacher in self.registry.cachers:
-                cacher.send_bookmarks()
+        await send_bookmarks_every(self.config.watch_bookmark_interval, self.registry.cachers, RealClock())
 
     def _director(self, registry: Registry) -> Director:
         namespaces = registry.store("", "namespaces")

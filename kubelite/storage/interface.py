@@ -3,7 +3,12 @@
 Objects are plain dicts. Keys look like etcd's (`/registry/pods/default/web-0`). Every write is given the next
 global revision, and that revision is written into the stored object's `metadata.resourceVersion` (as a
 string), so what storage returns is exactly what clients see. Backends (SQLite, etcd) and the watch cache all
-implement `Storage`; the registry cannot tell them apart.
+implement `Storage`, and the registry works over any of them.
+
+What only a cache can answer (a shared read-only object, whether a key is current, a watch with initial
+events, bookmarks and a direct path to the client's socket) is the optional `WatchCache` protocol: the
+registry asks a storage whether it is one, and does without when it is not. `StreamWriter` is how the
+cache hands events to a client's connection without knowing HTTP.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 Obj = dict[str, Any]
 
@@ -118,7 +123,8 @@ class Storage(Protocol):
         ...
 
     async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
-        """Objects under `prefix` (which ends with '/'), ordered by key; raises TooOldResourceVersion."""
+        """Objects under `prefix` (which ends with '/'), ordered by key; raises TooOldResourceVersion.
+        A backend returns objects of the caller's own; a `WatchCache` may return its shared ones (read-only)."""
         ...
 
     async def guaranteed_update(
@@ -183,3 +189,75 @@ class Storage(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+# -- what only a watch cache offers -------------------------------------------------------------------------
+
+
+class StreamWriter(Protocol):
+    """A client's connection, as a cache watcher sees it (implemented by the watch handler).
+
+    `write` sends the event straight to the client and returns True, or returns False when the client is
+    behind (the event then waits in the watcher's queue); it is called from the cache's dispatch, so it must
+    not block. `abort` closes the connection at once, unread data and all: a watcher cut off for falling
+    behind must not keep its socket and kernel buffers.
+    """
+
+    def write(self, event: WatchEvent) -> bool: ...
+
+    def abort(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRequest:
+    """A watch as a client asks for it (kube's storage.ListOptions for a watch)."""
+
+    prefix: str
+    #: None or 0: start with the current state as ADDED events; n: replay events after revision n
+    resource_version: int | None
+    predicate: Callable[[Obj], bool] | None = None
+    allow_bookmarks: bool = False
+    #: sendInitialEvents=true: state as ADDED events, then a bookmark marking their end
+    send_initial_events: bool | None = None
+
+
+@runtime_checkable
+class StreamWatcher(Watcher, Protocol):
+    """A watch served to a client: a `Watcher` that can also write to the client directly and bookmark."""
+
+    def attach(self, writer: StreamWriter) -> None:
+        """From now on, events may go straight to `writer` (see StreamWriter); set once the response's
+        headers are sent."""
+        ...
+
+    def request_bookmark(self) -> None:
+        """A bookmark at the newest revision, if the watch asked for bookmarks."""
+        ...
+
+
+@runtime_checkable
+class WatchCache(Protocol):
+    """What a storage that keeps the resource in memory can answer besides `Storage` (kube's cacher).
+
+    The registry asks `isinstance(storage, WatchCache)` once and falls back to plain `Storage` calls when
+    the answer is no, so a backend without a cache serves every request too.
+    """
+
+    def has_every_write(self, key: str) -> bool:
+        """Whether the cache has applied every acknowledged write of `key` (reading it there is reading
+        storage)."""
+        ...
+
+    async def get_shared(self, key: str) -> Obj:
+        """The object at `key`, as the cache's own object when the cache has every write of it (read it,
+        never change it), else read from storage; raises KeyNotFound."""
+        ...
+
+    def peek(self, key: str) -> Obj | None:
+        """The cached object (shared, read-only), possibly a moment behind storage; None if not cached."""
+        ...
+
+    async def watch_stream(self, request: WatchRequest) -> StreamWatcher:
+        """A client's watch: initial events, label selectors, bookmarks and the direct path to its socket.
+        Raises TooOldResourceVersion and FutureResourceVersion."""
+        ...

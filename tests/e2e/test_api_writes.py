@@ -649,3 +649,37 @@ def test_service_account_admission_reads_the_account_just_written(server: Kubeli
     second = _pod_of("chatty") | {"metadata": {"name": "of-chatty-2"}}
     pod = ok(server.http("POST", pods, second), 201)
     assert "volumes" not in pod["spec"], "admission read a stale account"
+
+
+# -- a PUT's body uid is a precondition ------------------------------------------------------------------------
+
+
+def _uid_precondition_failed(ns: str, name: str, body_uid: str, stored_uid: str) -> str:
+    # kube: the body's uid becomes a storage precondition (rest.defaultUpdatedObjectInfo.Preconditions), and
+    # its failure is etcd3's invalid-object StorageError inside the Conflict
+    return (
+        f"StorageError: invalid object, Code: 4, Key: /registry/configmaps/{ns}/{name}, ResourceVersion: 0, "
+        f"AdditionalErrorMsg: Precondition failed: UID in precondition: {body_uid}, UID in object meta: {stored_uid}"
+    )
+
+
+def test_put_with_another_uid_is_conflict(server: KubeliteProcess, ns: str) -> None:
+    created = ok(server.http("POST", cm_path(ns), {"metadata": {"name": "a"}, "data": {"k": "1"}}), 201)
+    stored_uid = created["metadata"]["uid"]
+    other = "22222222-2222-2222-2222-222222222222"
+    body = {"metadata": {"name": "a", "uid": other}, "data": {"k": "2"}}
+    result = server.http("PUT", cm_path(ns, "a"), body)
+    why = _uid_precondition_failed(ns, "a", other, stored_uid)
+    assert (result.status, result.json()) == (409, conflict("configmaps", "a", why))
+    assert ok(server.http("GET", cm_path(ns, "a")))["data"] == {"k": "1"}
+
+    body["metadata"]["uid"] = stored_uid  # the stored object's own uid is no obstacle
+    assert ok(server.http("PUT", cm_path(ns, "a"), body))["data"] == {"k": "2"}
+
+
+def test_put_that_creates_with_a_uid_is_conflict(server: KubeliteProcess, ns: str) -> None:
+    uid = "33333333-3333-3333-3333-333333333333"
+    result = server.http("PUT", cm_path(ns, "new"), {"metadata": {"name": "new", "uid": uid}})
+    why = _uid_precondition_failed(ns, "new", uid, "")
+    assert (result.status, result.json()) == (409, conflict("configmaps", "new", why))
+    assert server.http("GET", cm_path(ns, "new")).status == 404

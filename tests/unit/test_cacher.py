@@ -273,7 +273,7 @@ def test_watch_from_a_revision_replays_only_later_events(tmp_path: Path) -> None
         async with opened(tmp_path) as (storage, cacher):
             _, b = await write(storage, cacher, configmap("a"), configmap("b"))
             changed = await relabel(storage, cacher, "a", app="x")
-            watcher = await cacher.watch(WatchRequest(PREFIX, rv(b)))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, rv(b)))
             assert await take(watcher, 1) == [("MODIFIED", "a", str(rv(changed)))]
             assert await nothing_more(watcher)
             deleted = await storage.delete(key("b"))
@@ -287,7 +287,7 @@ def test_watch_at_the_current_revision_sends_only_new_events(tmp_path: Path) -> 
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
             await write(storage, cacher, configmap("a"))
-            watcher = await cacher.watch(WatchRequest(PREFIX, cacher.revision))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision))
             assert await nothing_more(watcher)
             (c,) = await write(storage, cacher, configmap("c"))
             assert await take(watcher, 1) == [("ADDED", "c", str(rv(c)))]
@@ -301,7 +301,7 @@ def test_watch_without_a_revision_starts_with_the_state(tmp_path: Path, start: i
         async with opened(tmp_path) as (storage, cacher):
             await write(storage, cacher, configmap("b"), configmap("a", "zz"), configmap("a"))
             revision = cacher.revision
-            watcher = await cacher.watch(WatchRequest(PREFIX, start))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, start))
             # initial events carry the cache's revision, in key order
             assert await take(watcher, 3) == [
                 ("ADDED", "a", str(revision)),
@@ -319,7 +319,7 @@ def test_initial_events_are_stamped_with_the_cache_revision(tmp_path: Path) -> N
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
             await write(storage, cacher, configmap("a"))
-            watcher = await cacher.watch(WatchRequest(PREFIX, None))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, None))
             event = await asyncio.wait_for(anext(watcher), 5)
             assert (event.type, event.key, event.revision) == (EventType.ADDED, key("a"), cacher.revision)
 
@@ -332,7 +332,7 @@ def test_send_initial_events_ends_with_a_marked_bookmark(tmp_path: Path, start: 
         async with opened(tmp_path) as (storage, cacher):
             a, b = await write(storage, cacher, configmap("a"), configmap("b"))
             revision = {"unset": None, "zero": 0, "current": rv(b)}[start]
-            watcher = await cacher.watch(
+            watcher = await cacher.watch_stream(
                 WatchRequest(PREFIX, revision, allow_bookmarks=True, send_initial_events=True)
             )
             events = [await asyncio.wait_for(anext(watcher), 5) for _ in range(3)]
@@ -353,7 +353,7 @@ def test_send_initial_events_false_starts_from_now(tmp_path: Path, start: int | 
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
             await write(storage, cacher, configmap("a"))
-            watcher = await cacher.watch(WatchRequest(PREFIX, start, send_initial_events=False))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, start, send_initial_events=False))
             assert await nothing_more(watcher)
             (b,) = await write(storage, cacher, configmap("b"))
             assert await take(watcher, 1) == [("ADDED", "b", str(rv(b)))]
@@ -364,7 +364,7 @@ def test_send_initial_events_false_starts_from_now(tmp_path: Path, start: int | 
 def test_selector_transitions(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
-            watcher = await cacher.watch(WatchRequest(PREFIX, cacher.revision, predicate=app_is("x")))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision, predicate=app_is("x")))
             await write(storage, cacher, configmap("a", app="y"))
             entered = await relabel(storage, cacher, "a", app="x")
             stayed = await relabel(storage, cacher, "a", app="x", tier="web")
@@ -392,7 +392,7 @@ def test_selector_applies_to_initial_events(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
             await write(storage, cacher, configmap("a", app="x"), configmap("b"), configmap("c", app="x"))
-            watcher = await cacher.watch(WatchRequest(PREFIX, None, predicate=app_is("x")))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, None, predicate=app_is("x")))
             assert [s[:2] for s in await take(watcher, 2)] == [("ADDED", "a"), ("ADDED", "c")]
             assert await nothing_more(watcher)
 
@@ -402,7 +402,7 @@ def test_selector_applies_to_initial_events(tmp_path: Path) -> None:
 def test_watch_is_scoped_to_its_prefix(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
-            watcher = await cacher.watch(WatchRequest(f"{PREFIX}other/", cacher.revision))
+            watcher = await cacher.watch_stream(WatchRequest(f"{PREFIX}other/", cacher.revision))
             await write(storage, cacher, configmap("a"), configmap("b", "other"), configmap("c", "otherwise"))
             assert [s[:2] for s in await take(watcher, 1)] == [("ADDED", "b")]
             assert await nothing_more(watcher)
@@ -416,14 +416,14 @@ def test_too_old_when_the_window_was_exceeded(tmp_path: Path) -> None:
             created = await write(storage, cacher, *(configmap(n) for n in "abcd"))
             revisions = [rv(o) for o in created]
             with pytest.raises(errors.TooOldResourceVersion) as caught:
-                await cacher.watch(WatchRequest(PREFIX, revisions[0]))
+                await cacher.watch_stream(WatchRequest(PREFIX, revisions[0]))
             assert (str(caught.value), caught.value.requested, caught.value.oldest) == (
                 f"too old resource version: {revisions[0]} ({revisions[1]})",
                 revisions[0],
                 revisions[1],
             )
             # the oldest event kept is c: a watch from b's revision misses nothing
-            watcher = await cacher.watch(WatchRequest(PREFIX, revisions[1]))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, revisions[1]))
             assert [s[:2] for s in await take(watcher, 2)] == [("ADDED", "c"), ("ADDED", "d")]
 
     run(body)
@@ -441,12 +441,12 @@ def test_an_unfilled_window_covers_everything_since_the_first_list(tmp_path: Pat
                 # writes elsewhere move the cache's revision, through progress notifications only
                 await storage.create("/registry/secrets/default/s", configmap("s"))
                 await cacher.get_list(PREFIX, ListOptions())
-                watcher = await cacher.watch(WatchRequest(PREFIX, rv(first)))
+                watcher = await cacher.watch_stream(WatchRequest(PREFIX, rv(first)))
                 assert await nothing_more(watcher)
                 (b,) = await write(storage, cacher, configmap("b"))
                 assert await take(watcher, 1) == [("ADDED", "b", str(rv(b)))]
                 with pytest.raises(errors.TooOldResourceVersion):
-                    await cacher.watch(WatchRequest(PREFIX, rv(first) - 1))
+                    await cacher.watch_stream(WatchRequest(PREFIX, rv(first) - 1))
             finally:
                 await cacher.close()
         finally:
@@ -459,7 +459,7 @@ def test_watch_from_a_future_revision_waits_for_it(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
             current = cacher.revision
-            pending = asyncio.ensure_future(cacher.watch(WatchRequest(PREFIX, current + 1)))
+            pending = asyncio.ensure_future(cacher.watch_stream(WatchRequest(PREFIX, current + 1)))
             await asyncio.sleep(0.05)
             assert not pending.done()
             (a,) = await write(storage, cacher, configmap("a"))
@@ -473,8 +473,8 @@ def test_watch_from_a_future_revision_waits_for_it(tmp_path: Path) -> None:
 def test_a_slow_watcher_is_cut_off(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path, watcher_queue_size=2) as (storage, cacher):
-            slow = await cacher.watch(WatchRequest(PREFIX, cacher.revision))
-            fine = await cacher.watch(WatchRequest(PREFIX, cacher.revision))
+            slow = await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision))
+            fine = await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision))
             received: list[Summary] = []
 
             async def keep_up() -> None:
@@ -505,8 +505,8 @@ def test_a_large_backlog_does_not_overflow(tmp_path: Path) -> None:
         async with opened(tmp_path, watcher_queue_size=1) as (storage, cacher):
             start = cacher.revision
             await write(storage, cacher, *(configmap(n) for n in "abcd"))
-            watcher = await cacher.watch(WatchRequest(PREFIX, start))
-            initial = await cacher.watch(WatchRequest(PREFIX, None))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, start))
+            initial = await cacher.watch_stream(WatchRequest(PREFIX, None))
             assert [s[1] for s in await take(watcher, 4)] == list("abcd")
             assert [s[1] for s in await take(initial, 4)] == list("abcd")
             assert (watcher.overflowed, initial.overflowed) == (False, False)
@@ -517,7 +517,7 @@ def test_a_large_backlog_does_not_overflow(tmp_path: Path) -> None:
 def test_stop_ends_iteration(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path) as (_, cacher):
-            watcher = await cacher.watch(WatchRequest(PREFIX, cacher.revision))
+            watcher = await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision))
             waiting = asyncio.ensure_future(anext(watcher))
             await asyncio.sleep(0.01)
             watcher.stop()
@@ -534,7 +534,7 @@ def test_close_stops_every_watcher(tmp_path: Path) -> None:
         try:
             cacher = Cacher(storage, PREFIX)
             await cacher.start()
-            watchers = [await cacher.watch(WatchRequest(PREFIX, None)) for _ in range(3)]
+            watchers = [await cacher.watch_stream(WatchRequest(PREFIX, None)) for _ in range(3)]
             await cacher.close()
             assert [(w.stopped, [e async for e in w]) for w in watchers] == [(True, [])] * 3
         finally:
@@ -549,8 +549,8 @@ def test_close_stops_every_watcher(tmp_path: Path) -> None:
 def test_request_bookmark(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
-            with_bookmarks = await cacher.watch(WatchRequest(PREFIX, cacher.revision, allow_bookmarks=True))
-            without = await cacher.watch(WatchRequest(PREFIX, cacher.revision))
+            with_bookmarks = await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision, allow_bookmarks=True))
+            without = await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision))
             # nothing happened since the watch began: a bookmark would tell the client nothing
             with_bookmarks.request_bookmark()
             without.request_bookmark()
@@ -576,7 +576,7 @@ def test_send_bookmarks_reaches_every_bookmark_watcher(tmp_path: Path) -> None:
     async def body() -> None:
         async with opened(tmp_path) as (storage, cacher):
             watchers = [
-                await cacher.watch(WatchRequest(PREFIX, cacher.revision, allow_bookmarks=True))
+                await cacher.watch_stream(WatchRequest(PREFIX, cacher.revision, allow_bookmarks=True))
                 for _ in range(2)
             ]
             (a,) = await write(storage, cacher, configmap("a"))
@@ -589,6 +589,17 @@ def test_send_bookmarks_reaches_every_bookmark_watcher(tmp_path: Path) -> None:
                 ]
 
     run(body)
+
+
+class _Writer:
+    """A StreamWriter whose writes go to `deliver`; it records whether the watcher aborted it."""
+
+    def __init__(self, deliver: Callable[[WatchEvent], bool]) -> None:
+        self.write = deliver
+        self.aborted = False
+
+    def abort(self) -> None:
+        self.aborted = True
 
 
 def test_direct_delivery_keeps_order_with_the_queue() -> None:
@@ -612,7 +623,7 @@ def test_direct_delivery_keeps_order_with_the_queue() -> None:
                 direct.append(event.key)
             return accepting
 
-        watcher.direct = deliver
+        watcher.attach(_Writer(deliver))
 
         def offer(name: str, revision: int) -> None:
             watcher.offer(WatchEvent(EventType.ADDED, key(name), configmap(name), revision))
@@ -634,26 +645,26 @@ def test_shared_get_reads_memory_only_when_the_cache_is_current(tmp_path: Path) 
         async with opened(tmp_path) as (storage, cacher):
             await write(storage, cacher, configmap("a"))
             cached = cacher.peek(key("a"))
-            assert await cacher.get(key("a"), shared=True) is cached
+            assert await cacher.get_shared(key("a")) is cached
             assert await cacher.get(key("a")) is not cached  # a caller that may change it gets its own
             assert await cacher.get(key("a")) == cached
 
             # writes to other keys leave the cache current for this one, whether applied yet or not
             await storage.create("/registry/secrets/default/s", {"kind": "Secret", "metadata": {"name": "s"}})
             await storage.create(key("b"), configmap("b"))
-            assert await cacher.get(key("a"), shared=True) is cached
+            assert await cacher.get_shared(key("a")) is cached
 
             # a write of the key handed to the cache's watch but not applied yet: storage must answer
             watch = cacher._watch
             assert watch is not None
             watch._owed[key("a")] = 1
-            got = await cacher.get(key("a"), shared=True)
+            got = await cacher.get_shared(key("a"))
             assert got is not cached and got == cached
             del watch._owed[key("a")]
-            assert await cacher.get(key("a"), shared=True) is cached
+            assert await cacher.get_shared(key("a")) is cached
 
             with pytest.raises(errors.KeyNotFound):
-                await cacher.get(key("missing"), shared=True)
+                await cacher.get_shared(key("missing"))
 
     run(body)
 

@@ -13,6 +13,7 @@ from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
 from kubelite.endpoints.request_info import RequestInfo
+from kubelite.storage.interface import Preconditions
 
 
 async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
@@ -43,6 +44,8 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
     async def validate(final: Obj, old: Obj | None) -> None:
         await scope.admission.validate(attrs, final, old)
 
+    # kube's defaultUpdatedObjectInfo.Preconditions: a uid in the body must be the stored object's
+    body_uid = (obj.get("metadata") or {}).get("uid") if isinstance(obj, dict) else None
     result, created = await scope.store.update(
         info.namespace,
         info.name,
@@ -51,5 +54,6 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         strategy=strategy,
         mutate=mutate,
         validate=validate,
+        preconditions=Preconditions(uid=body_uid) if isinstance(body_uid, str) and body_uid else None,
     )
     return write_object(result, negotiated, status=201 if created else 200, warnings=warnings)

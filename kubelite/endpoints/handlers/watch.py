@@ -2,14 +2,17 @@
 
 Each event is encoded once per wire form and shared by every watcher of that form. The stream ends at the
 client's timeoutSeconds (or the server's default), when the client goes away, or when the watch cache cuts
-a watcher off for falling behind; the client then re-watches or re-lists.
+a watcher off for falling behind; the client then re-watches or re-lists. A watcher cut off aborts its
+connection (see `_SocketWriter`): a client that stopped reading must not keep the socket open until its
+timeout. Over a storage without a watch cache, the registry's plain watch is streamed the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+import socket
+import struct
 from typing import Any
 
 from aiohttp import web
@@ -22,7 +25,7 @@ from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
 from kubelite.endpoints.request_context import WARNINGS
 from kubelite.endpoints.request_info import RequestInfo
-from kubelite.storage.interface import EventType, WatchEvent
+from kubelite.storage.interface import EventType, StreamWatcher, WatchEvent
 
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
@@ -58,40 +61,59 @@ async def watch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         response.headers.add("Warning", warning)
     await response.prepare(request)
     encoder = _EventEncoder(scope, negotiated, include)
-    if request.transport is not None:
-        watcher.direct = _direct_writer(request.transport, encoder)
+    if request.transport is not None and isinstance(watcher, StreamWatcher):
+        watcher.attach(_SocketWriter(request.transport, encoder))
     try:
         async with asyncio.timeout(timeout):
             async for event in watcher:
                 await response.write(encoder.frame(event))
-    except (TimeoutError, ConnectionResetError, asyncio.CancelledError):
-        pass
-    finally:
+    except (TimeoutError, ConnectionResetError):
+        pass  # the watch's time is up, or the client went away (or was cut off): the stream ends
+    finally:  # a cancelled handler (shutdown) stops its watcher too, and the cancellation goes on up
         watcher.stop()
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write_eof()
     return response
 
 
+#: SO_LINGER on, 0 seconds: close() resets the connection and discards unsent data
+_LINGER_RESET = struct.pack("ii", 1, 0)
+
 #: bytes a client may have unsent before its events wait in its queue instead (aiohttp's own drain limit)
 _DIRECT_WRITE_LIMIT = 64 * 1024
 
 
-def _direct_writer(transport: asyncio.Transport, encoder: _EventEncoder) -> Callable[[WatchEvent], bool]:
-    """The watch cache's fast path to this client: write the event's chunk (framed once per event and wire
-    form, shared by every watcher) to the socket from the cache's dispatch, as long as the client keeps up."""
+class _SocketWriter:
+    """The watch cache's path to this client (a storage.interface.StreamWriter): the event's chunk (framed
+    once per event and wire form, shared by every watcher) goes to the socket from the cache's dispatch, as
+    long as the client keeps up; a watcher cut off for falling behind aborts the connection."""
 
-    def deliver(event: WatchEvent) -> bool:
+    __slots__ = ("_encoder", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, encoder: _EventEncoder) -> None:
+        self._transport = transport
+        self._encoder = encoder
+
+    def write(self, event: WatchEvent) -> bool:
+        transport = self._transport
         if transport.is_closing() or transport.get_write_buffer_size() > _DIRECT_WRITE_LIMIT:
             return False
         try:
-            chunk = encoder.chunk(event)
+            chunk = self._encoder.chunk(event)
         except Exception:  # the queued path raises it in this watch's own task
             return False
         transport.write(chunk)
         return True
 
-    return deliver
+    def abort(self) -> None:
+        # A plain close would leave the kernel sending what it holds to a client that reads nothing (the
+        # socket orphaned, its buffers pinned): linger 0 makes the close a reset that drops them. The
+        # handler's pending write then fails and it ends.
+        sock = self._transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _LINGER_RESET)
+        self._transport.abort()
 
 
 #: kube's cacher answers a watch whose resourceVersion it cannot serve (410 too old, 504 too large) with a 200

@@ -7,17 +7,26 @@ It lists the resource from storage once, then follows one storage watch, keeping
 Writes go straight to storage; the change comes back through the watch. Lists at resourceVersion 0 or
 NotOlderThan, consistent lists (after waiting until the cache has seen the store's current revision) and
 watches are served from memory; exact-revision lists and continuations read storage at that revision.
+
+The cacher is a `Storage` (the registry may be given the bare backend instead) and a `WatchCache`: the
+shared reads and the client watch (`watch_stream`) only a cache can serve.
+
+When the storage list or watch fails, the cacher relists after an exponential backoff with jitter (on the
+injected clock, so shutdown interrupts it and tests step it). Each failure's traceback is released at once:
+an asyncio future and the frame awaiting it form a reference cycle through the exception, which would keep
+the failed list's partly decoded objects alive until a full garbage collection, so a store that fails on
+every list would grow the process by megabytes a second. The first list's error is the start-up's: `start()`
+raises it rather than retrying, so a damaged store fails start-up.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import logging
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from sortedcontainers import SortedList
 
@@ -36,8 +45,11 @@ from kubelite.storage.interface import (
     ValidateDeletion,
     Watcher,
     WatchEvent,
+    WatchRequest,
 )
 from kubelite.storage.keys import prefix_end
+from kubelite.util.backoff import ExponentialBackoff
+from kubelite.util.clock import Clock, RealClock
 
 log = logging.getLogger(__name__)
 
@@ -45,15 +57,11 @@ log = logging.getLogger(__name__)
 FRESHNESS_TIMEOUT = 3.0
 
 
-@dataclass(frozen=True, slots=True)
-class WatchRequest:
-    prefix: str
-    #: None or 0: start with the current state as ADDED events; n: replay events after revision n
-    resource_version: int | None
-    predicate: Callable[[Obj], bool] | None = None
-    allow_bookmarks: bool = False
-    #: sendInitialEvents=true: state as ADDED events, then a bookmark marking their end
-    send_initial_events: bool | None = None
+#: between failed relists: 0.2s, 0.4s, ... up to 30s (each jittered up to twice itself), from 0.2s again
+#: after a minute without failure
+RELIST_BACKOFF_INITIAL = 0.2
+RELIST_BACKOFF_CAP = 30.0
+RELIST_BACKOFF_RESET = 60.0
 
 
 class Cacher:
@@ -65,8 +73,19 @@ class Cacher:
         window_size: int = 10_000,
         watcher_queue_size: int = 1_000,
         compact: Callable[[Obj], None] = compact_managed_fields,
+        clock: Clock | None = None,
+        backoff: ExponentialBackoff | None = None,
     ) -> None:
         self.storage = storage
+        self.clock = clock or RealClock()
+        self.backoff = backoff or ExponentialBackoff(
+            initial=RELIST_BACKOFF_INITIAL,
+            cap=RELIST_BACKOFF_CAP,
+            reset_after=RELIST_BACKOFF_RESET,
+            clock=self.clock,
+        )
+        #: failed list-and-watch attempts since start (a damaged store shows as a count that keeps growing)
+        self.failures = 0
         self.resource_prefix = resource_prefix
         #: turns each object the cache keeps into its compact form, in place (see apimachinery.compact)
         self._compact = compact
@@ -91,26 +110,48 @@ class Cacher:
     # -- lifecycle -------------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Fill the cache and follow the store; raises the first list's error (the store cannot be read)."""
         self._task = asyncio.create_task(self._run(), name=f"cacher {self.resource_prefix}")
-        await self._ready.wait()
+        ready = asyncio.ensure_future(self._ready.wait())
+        try:
+            await asyncio.wait({ready, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        if not self._ready.is_set():
+            await self._task  # it ended before the cache was ready: raises the first list's error
 
     async def close(self) -> None:
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        task = self._task
+        if task is not None:
+            if task.done():  # it failed start-up, and start() has raised that error already
+                if not task.cancelled():
+                    task.exception()
+            else:
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    current = asyncio.current_task()
+                    if current is not None and current.cancelling():
+                        raise  # close() itself was cancelled: that goes on up
         for watcher in list(self._watchers):
             watcher.stop()
 
     async def _run(self) -> None:
         while True:
+            started = self.clock.monotonic()
             try:
                 await self._list_and_watch()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the storage watch broke: rebuild from a fresh list, as a reflector does
-                log.exception("watch cache for %s failed; relisting", self.resource_prefix)
-                await asyncio.sleep(0.2)
+            except Exception as exc:  # CancelledError (shutdown) is a BaseException and ends the loop
+                if not self._ready.is_set() and self.failures == 0:
+                    raise  # the first list: start() hands the error to whoever starts the server
+                self.failures += 1
+                log.error("watch cache for %s failed; relisting: %s", self.resource_prefix, exc, exc_info=exc)
+                _release(exc)
+                del exc
+            if self.clock.monotonic() - started > RELIST_BACKOFF_RESET:
+                self.backoff.reset()  # it had been healthy a while: this failure is a new episode
+            await self.clock.sleep(self.backoff.next())
 
     async def _list_and_watch(self) -> None:
         # compacted one by one as they are read, so each object's discarded parts make room for the next
@@ -201,6 +242,7 @@ class Cacher:
                 self._revision_changed.notify_all()
 
     async def wait_until_fresh(self, revision: int, timeout: float = FRESHNESS_TIMEOUT) -> bool:
+        """Whether the cache reaches `revision` within `timeout` seconds of loop time."""
         if self.revision >= revision:
             return True
         async with self._revision_changed:
@@ -215,16 +257,20 @@ class Cacher:
     async def create(self, key: str, obj: Obj) -> Obj:
         return await self.storage.create(key, obj)
 
+    async def get(self, key: str) -> Obj:
+        """The object at `key`, read from storage (a private copy the caller may change)."""
+        return await self.storage.get(key)
+
     def has_every_write(self, key: str) -> bool:
         """Whether the cache has applied every acknowledged write of `key`, so that reading it there is reading
         storage. Writes to other keys do not matter, so this holds while they go on."""
         watch = self._watch
         return watch is not None and not watch.owes(key)
 
-    async def get(self, key: str, *, shared: bool = False) -> Obj:
-        """The object at `key`, read from storage; with `shared`, from memory when the cache has every write
-        of it (the answer is then the same), as the cache's own object: read it, never change it."""
-        if shared and self.has_every_write(key):
+    async def get_shared(self, key: str) -> Obj:
+        """The object at `key`: from memory when the cache has every write of it (the answer is then the
+        same), as the cache's own object: read it, never change it. Else read from storage."""
+        if self.has_every_write(key):
             obj = self._objects.get(key)
             if obj is None:
                 raise errors.KeyNotFound(f"key not found: {key}", key=key)
@@ -242,9 +288,14 @@ class Cacher:
         *,
         ignore_not_found: bool = False,
         preconditions: Preconditions | None = None,
+        cached: Obj | None = None,
     ) -> Obj:
         return await self.storage.guaranteed_update(
-            key, try_update, ignore_not_found=ignore_not_found, preconditions=preconditions, cached=self._current(key)
+            key,
+            try_update,
+            ignore_not_found=ignore_not_found,
+            preconditions=preconditions,
+            cached=cached if cached is not None else self._current(key),
         )
 
     async def delete(
@@ -253,9 +304,13 @@ class Cacher:
         *,
         preconditions: Preconditions | None = None,
         validate_deletion: ValidateDeletion | None = None,
+        cached: Obj | None = None,
     ) -> Obj:
         return await self.storage.delete(
-            key, preconditions=preconditions, validate_deletion=validate_deletion, cached=self._current(key)
+            key,
+            preconditions=preconditions,
+            validate_deletion=validate_deletion,
+            cached=cached if cached is not None else self._current(key),
         )
 
     def _current(self, key: str) -> Obj | None:
@@ -265,6 +320,24 @@ class Cacher:
 
     async def current_revision(self) -> int:
         return await self.storage.current_revision()
+
+    @property
+    def compacted_revision(self) -> int:
+        return self.storage.compacted_revision
+
+    async def compact(self, revision: int) -> None:
+        await self.storage.compact(revision)
+
+    async def request_progress(self) -> None:
+        """A bookmark to every progress-notify watcher, at a revision at least as new as every write
+        committed before this call: the store's, once the cache has caught up with it."""
+        wanted = await self.storage.current_revision()
+        if self.revision < wanted:
+            await self.storage.request_progress()
+            await self.wait_until_fresh(wanted)
+        for watcher in list(self._watchers):
+            if watcher.progress_notify:
+                watcher.progress(self.revision)
 
     # -- lists -------------------------------------------------------------------------------------------
 
@@ -355,7 +428,51 @@ class Cacher:
 
     # -- watches -----------------------------------------------------------------------------------------
 
-    async def watch(self, req: WatchRequest) -> CacheWatcher:
+    def watch(
+        self,
+        prefix: str,
+        from_revision: int,
+        *,
+        predicate: Callable[[Obj], bool] | None = None,
+        progress_notify: bool = False,
+    ) -> Watcher:
+        """Storage's watch: events after `from_revision` (0: from now), from memory while the window reaches
+        back that far; older history (or a compacted revision, refused there) is storage's to answer, so the
+        cache answers as its store does. A client's watch is `watch_stream`."""
+        start = from_revision or self.revision
+        if start < self._window_floor or start < self.storage.compacted_revision:
+            return self.storage.watch(prefix, from_revision, predicate=predicate, progress_notify=progress_notify)
+        backlog = [e for e in self._window if e.revision > start]
+        watcher = self._new_watcher(prefix, predicate, len(backlog), transitions=False)
+        watcher.progress_notify = progress_notify
+        for event in backlog:
+            watcher.offer(event)
+        watcher.after_revision = max(self.revision, start)  # a revision not reached yet: from there
+        self._watchers.add(watcher)
+        return watcher
+
+    def _new_watcher(
+        self,
+        prefix: str,
+        predicate: Callable[[Obj], bool] | None,
+        backlog: int,
+        *,
+        allow_bookmarks: bool = False,
+        transitions: bool = True,
+    ) -> CacheWatcher:
+        # the backlog must fit: only what arrives later may overflow a slow watcher
+        return CacheWatcher(
+            prefix=prefix,
+            predicate=predicate,
+            queue_size=self._watcher_queue_size + backlog,
+            allow_bookmarks=allow_bookmarks,
+            on_stop=self._watchers.discard,
+            current_revision=lambda: self.revision,
+            transitions=transitions,
+        )
+
+    async def watch_stream(self, req: WatchRequest) -> CacheWatcher:
+        """A client's watch (see WatchCache.watch_stream)."""
         rv = req.resource_version
         initial = req.send_initial_events if req.send_initial_events is not None else not rv
         if rv and rv > self.revision and not await self.wait_until_fresh(rv):
@@ -375,15 +492,7 @@ class Cacher:
                 raise errors.TooOldResourceVersion(rv, self._window_floor)
             backlog = [e for e in self._window if e.revision > rv]
         # else: sendInitialEvents=false without a revision starts at the newest revision, with nothing old
-        # the backlog must fit: only what arrives later may overflow a slow watcher
-        watcher = CacheWatcher(
-            prefix=req.prefix,
-            predicate=req.predicate,
-            queue_size=self._watcher_queue_size + len(backlog),
-            allow_bookmarks=req.allow_bookmarks,
-            on_stop=self._watchers.discard,
-            current_revision=lambda: self.revision,
-        )
+        watcher = self._new_watcher(req.prefix, req.predicate, len(backlog), allow_bookmarks=req.allow_bookmarks)
         for event in backlog:
             if initial:
                 watcher.put_initial(event)
@@ -396,6 +505,22 @@ class Cacher:
     def send_bookmarks(self) -> None:
         for watcher in list(self._watchers):
             watcher.bookmark(self.revision)
+
+
+def _release(exc: BaseException) -> None:
+    """Drop what a caught exception keeps alive: its frames' locals and its tracebacks, along its chain.
+
+    An exception raised through an awaited future sits in a cycle (future -> exception -> traceback ->
+    the awaiting frame -> future) that only the cyclic collector frees, together with everything the
+    frames held; breaking it here frees a failed attempt's data at once."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if current.__traceback__ is not None:
+            traceback.clear_frames(current.__traceback__)
+            current.__traceback__ = None
+        current = current.__cause__ or current.__context__
 
 
 def _key_of(prefix: str, obj: Obj) -> str:

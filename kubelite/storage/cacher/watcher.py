@@ -1,7 +1,9 @@
 """CacheWatcher: one client's watch, fed by the cacher through a bounded queue.
 
 The cacher never waits for a watcher: when a watcher's queue is full it is closed (the client re-watches
-from its last resourceVersion, or re-lists on 410), so one slow client cannot grow the server's memory.
+from its last resourceVersion, or re-lists on 410), so one slow client cannot grow the server's memory. A
+watcher serving a client connection (see `attach`) writes events straight to it while the client keeps up,
+and aborts the connection when it is cut off, so the socket and its unread kernel buffers go with it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from kubelite.storage.interface import EventType, Obj, WatchEvent
+from kubelite.storage.interface import EventType, Obj, StreamWriter, WatchEvent
 
 _CLOSED = object()
 
@@ -25,6 +27,7 @@ class CacheWatcher:
         allow_bookmarks: bool,
         on_stop: Callable[[CacheWatcher], None],
         current_revision: Callable[[], int],
+        transitions: bool = True,
     ) -> None:
         self._current_revision = current_revision
         self.prefix = prefix
@@ -37,11 +40,15 @@ class CacheWatcher:
         self.stopped = False
         #: True when the cacher cut this watcher off because it fell behind
         self.overflowed = False
-        #: delivers an event straight to the client, bypassing the queue, when it can (see `_put`)
-        self.direct: Callable[[WatchEvent], bool] | None = None
-
-    def _matches(self, obj: Obj | None) -> bool:
-        return obj is not None and (self.predicate is None or self.predicate(obj))
+        #: the client's connection, once attached: events go straight to it when they can (see `_put`)
+        self.writer: StreamWriter | None = None
+        #: its bound `write`, kept so the per-event path makes one call and no attribute lookup
+        self._write: Callable[[WatchEvent], bool] | None = None
+        #: with a predicate, whether an object entering or leaving it is an ADDED or DELETED (a client's
+        #: watch, as kube's cacher sends) or is filtered on its new state alone (storage's watch)
+        self.transitions = transitions
+        #: storage's progress_notify: `progress` bookmarks reach this watcher
+        self.progress_notify = False
 
     def offer(self, event: WatchEvent) -> None:
         """Queue the event as this watcher should see it; close the watcher if it cannot keep up."""
@@ -54,20 +61,9 @@ class CacheWatcher:
     def _filter(self, event: WatchEvent) -> WatchEvent | None:
         if self.predicate is None:
             return event
-        now = self._matches(event.obj)
-        if event.type is EventType.DELETED:
-            return event if self._matches(event.prev or event.obj) else None
-        before = self._matches(event.prev)
-        if now and before:
-            return event
-        if now:
-            return WatchEvent(EventType.ADDED, event.key, event.obj, event.revision, None, None)
-        if before:  # left the selector: the client must forget it, as it last saw it, at this revision
-            assert event.prev is not None
-            meta = {**(event.prev.get("metadata") or {}), "resourceVersion": str(event.revision)}
-            gone = {**event.prev, "metadata": meta}
-            return WatchEvent(EventType.DELETED, event.key, gone, event.revision, event.prev, None)
-        return None
+        if not self.transitions:
+            return event if self.predicate(event.obj) else None
+        return selector_view(event, self.predicate)
 
     def put_initial(self, event: WatchEvent) -> None:
         self._put(event)
@@ -76,6 +72,21 @@ class CacheWatcher:
         if self.allow_bookmarks and not self.stopped and revision > self.after_revision:
             self._put(WatchEvent(EventType.BOOKMARK, "", {}, revision))
 
+    def progress(self, revision: int) -> None:
+        """Storage's progress notification: a bookmark, whether or not client bookmarks were asked for."""
+        if not self.stopped and revision > self.after_revision:
+            self._put(WatchEvent(EventType.BOOKMARK, "", {}, revision))
+
+    def attach(self, writer: StreamWriter) -> None:
+        self.writer = writer
+        self._write = writer.write
+
+    def owes(self, key: str) -> bool:
+        """Whether an event of `key` waits in the queue (always, once stopped: what it held is dropped)."""
+        if self.stopped:
+            return True
+        return any(isinstance(item, WatchEvent) and item.key == key for item in self._queue._queue)  # type: ignore[attr-defined]
+
     def request_bookmark(self) -> None:
         """Send a bookmark at the cache's revision: every event up to it is already queued."""
         self.bookmark(self._current_revision())
@@ -83,14 +94,20 @@ class CacheWatcher:
     def _put(self, event: WatchEvent) -> None:
         # With nothing queued, the reader has written everything it took, so handing this event to the
         # client now keeps the order; it saves a task switch and a queue round trip per event and watcher.
-        # `direct` refuses (returns False) when the client's buffer is full, and the event queues.
-        if self.direct is not None and self._queue.empty() and self.direct(event):
+        # The writer refuses (returns False) when the client's buffer is full, and the event queues.
+        write = self._write
+        if write is not None and self._queue.empty() and write(event):
             return
         try:
             self._queue.put_nowait(event)
         except asyncio.QueueFull:
             self.overflowed = True
             self.stop()
+            writer = self.writer
+            if writer is not None:
+                # the client stopped reading: its connection would otherwise stay open with the kernel's
+                # buffers full until its timeout, and the handler wait on it
+                writer.abort()
 
     def stop(self) -> None:
         if self.stopped:
@@ -115,3 +132,24 @@ class CacheWatcher:
             self._queue.put_nowait(_CLOSED)
             raise StopAsyncIteration
         return item  # type: ignore[no-any-return]
+
+
+def selector_view(event: WatchEvent, predicate: Callable[[Obj], bool]) -> WatchEvent | None:
+    """The event as a watch with `predicate` (a label or field selector) sees it, as kube's watchers do:
+    an object entering the selector is ADDED, one leaving it is DELETED as it was last seen, and changes
+    outside it are not seen at all."""
+    now = predicate(event.obj)
+    if event.type is EventType.DELETED:
+        last = event.prev or event.obj
+        return event if predicate(last) else None
+    before = event.prev is not None and predicate(event.prev)
+    if now and before:
+        return event
+    if now:
+        return WatchEvent(EventType.ADDED, event.key, event.obj, event.revision, None, None)
+    if before:  # left the selector: the client must forget it, as it last saw it, at this revision
+        assert event.prev is not None
+        meta = {**(event.prev.get("metadata") or {}), "resourceVersion": str(event.revision)}
+        gone = {**event.prev, "metadata": meta}
+        return WatchEvent(EventType.DELETED, event.key, gone, event.revision, event.prev, None)
+    return None
