@@ -15,10 +15,10 @@ import uvloop
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj, rfc3339
 from kubelite.apimachinery.selectors import parse_label_selector
-from kubelite.registry.builtin import PlainStrategy
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.store import Store
+from kubelite.registry.strategy import PlainStrategy
 from kubelite.storage.interface import Storage, StreamWatcher, WatchCache
 from kubelite.storage.sqlite import SQLiteStorage
 from kubelite.storage.testing.backends import IMPLEMENTATIONS

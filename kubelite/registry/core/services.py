@@ -20,7 +20,8 @@ from kubelite.registry.validation.services import (
     validate_service,
     validate_service_update,
 )
-from kubelite.storage.cacher import Cacher
+from kubelite.storage.interface import Storage
+from kubelite.util.clock import Clock
 
 _DEFAULT_AFFINITY_SECONDS = 10800
 
@@ -106,13 +107,14 @@ class ServiceStore(Store):
         self,
         spec: ResourceSpec,
         strategy: Strategy,
-        storage: Cacher,
+        storage: Storage,
         *,
         key_root: str,
         ips: ClusterIPAllocator,
         node_ports: NodePortAllocator,
+        clock: Clock | None = None,
     ) -> None:
-        super().__init__(spec, strategy, storage, key_root=key_root)
+        super().__init__(spec, strategy, storage, key_root=key_root, clock=clock)
         self.ips = ips
         self.node_ports = node_ports
 
