@@ -31,6 +31,7 @@ from kubelite.controllers.manager import run_controllers
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
+from kubelite.endpoints.handlers.list_encoding import EncodingBudget, ResourceEncodings
 from kubelite.endpoints.handlers.reviews import make_review_handler
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.installer import SUBRESOURCE_HANDLERS, ResourceRoutes
@@ -161,6 +162,8 @@ class APIServer:
         min_timeout = self.config.min_request_timeout
         review = make_review_handler(self.authorizer)
         computed = {("", "bindings"): subresources.binding}
+        # the list-item encodings of every resource share one bound
+        encoding_budget = EncodingBudget()
         for spec in BUILTIN_RESOURCES:
             key = (spec.group, spec.resource)
             # computed resources have no store of their own; bindings write pods
@@ -174,6 +177,7 @@ class APIServer:
                     spec=spec,
                     store=store,
                     admission=admission,
+                    encodings=ResourceEncodings.for_resource(spec, encoding_budget),
                     subresource_strategies=registry.status_strategies.get(key, {}),
                     subresource_handlers=handlers,
                     create_handler=create_handler,
