@@ -1,4 +1,5 @@
-"""JSON list bodies from items encoded once: the same bytes as encoding the list whole, and a bounded cache."""
+"""JSON list bodies from items encoded once: the same bytes as encoding the list whole, caches kept per
+group-version, and one byte budget shared by the caches of a server."""
 
 from __future__ import annotations
 
