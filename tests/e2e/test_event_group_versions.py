@@ -1,5 +1,5 @@
 """One Event served by two group-versions (core/v1 and events.k8s.io/v1): each list names the fields its own
-way, whichever was listed first, in JSON, as a Table and in protobuf.
+way, whichever was listed first, in JSON, as a Table and in protobuf, and in watches.
 
 Both APIs serve the same stored object, with the same uid and resourceVersion, so anything kept per object
 (the encoded list items, the Table facts) must be kept per group-version too.
@@ -14,6 +14,7 @@ import pytest
 
 from kubelite.apimachinery import protobuf
 from tests.e2e.server import KubeliteProcess
+from tests.e2e.test_api_watch import WatchStream
 
 _COUNTER = itertools.count()
 CORE = "/api/v1/namespaces/{ns}/events"
@@ -93,3 +94,30 @@ def test_each_group_version_prints_its_own_table(server: KubeliteProcess, core_f
             else:
                 assert obj["apiVersion"] == "events.k8s.io/v1"
                 _v1_fields(obj)
+
+
+def test_each_group_version_watches_its_own_fields(server: KubeliteProcess) -> None:
+    """Watchers of both APIs see one event each, named their way (every event is encoded once per wire form,
+    and a form is a group-version too)."""
+    ns = _event_namespace(server)
+    listed = _list(server, CORE.format(ns=ns), "application/json")
+    since = listed["metadata"]["resourceVersion"]
+    paths = [f"{path.format(ns=ns)}?watch=true&resourceVersion={since}" for path in (CORE, EVENTS_V1)]
+    with WatchStream(server, paths[0]) as core, WatchStream(server, paths[1]) as events_v1:
+        patch = {"message": "restarted container"}
+        patched = server.http(
+            "PATCH",
+            f"{CORE.format(ns=ns)}/ev1",
+            patch,
+            headers={"Content-Type": "application/merge-patch+json"},
+        )
+        assert patched.status == 200, patched.body
+        (core_event,) = core.take(1)
+        (v1_event,) = events_v1.take(1)
+    assert (core_event["type"], v1_event["type"]) == ("MODIFIED", "MODIFIED")
+    assert core_event["object"]["apiVersion"] == "v1"
+    assert core_event["object"]["message"] == "restarted container"
+    assert "note" not in core_event["object"]
+    assert v1_event["object"]["apiVersion"] == "events.k8s.io/v1"
+    assert v1_event["object"]["note"] == "restarted container"
+    assert "message" not in v1_event["object"]
