@@ -1,5 +1,6 @@
-"""No reader of a cached object meets an `orjson.Fragment`: every Table printer and every encoder, given an
-object in the watch cache's most compact form, answers exactly what it answers for the plain object.
+"""No reader of a cached object meets an `orjson.Fragment`: every Table printer, every encoder and every kind's
+field selectors, given an object in the watch cache's most compact form, answer exactly what they answer for
+the plain object.
 
 The objects are the e2e manifests' (one of every kind kubelite serves), with a status that has nested parts,
 compacted as the pods' cache compacts (managedFields and every list or object in spec and status held as
@@ -9,6 +10,7 @@ JSON), whatever their kind's cache does: a printer that reads a nested field wit
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from pathlib import Path
 from typing import Any
@@ -23,9 +25,11 @@ from kubelite.apimachinery.compact import compact_spec_and_status
 from kubelite.apimachinery.serializers import dumps_json, dumps_yaml
 from kubelite.endpoints.handlers.list_encoding import EncodingBudget, ResourceEncodings, encode_list_json
 from kubelite.endpoints.handlers.table import to_table
+from kubelite.registry.builtin import build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.tables import TABLES
+from kubelite.storage.sqlite import SQLiteStorage
 
 MANIFESTS = Path(__file__).resolve().parents[1] / "e2e" / "manifests"
 
@@ -142,3 +146,27 @@ def test_the_doors_decode_everything_they_promise(spec: ResourceSpec, obj: dict[
     readable = expanded(compact)
     assert not has_fragments({k: v for k, v in readable.items() if k != "metadata"})
     assert readable == {**obj, "metadata": readable["metadata"]}
+
+
+def test_field_selectors_read_the_compact_form_as_the_plain_one(tmp_path: Path) -> None:
+    """Every kind's selectable fields (kube's GetAttrs) are the same on the cached form: they are metadata or
+    scalars directly in spec and status, which compacting keeps."""
+
+    async def main() -> list[str]:
+        storage = await SQLiteStorage.open(tmp_path)
+        registry = await build_registry(storage)
+        try:
+            differing = []
+            for spec, obj in OBJECTS:
+                store = registry.stores.get((spec.group, spec.resource))
+                if store is None:
+                    continue
+                if store.strategy.fields(_compact(obj)) != store.strategy.fields(obj):
+                    differing.append(spec.resource)
+            return differing
+        finally:
+            for cacher in registry.cachers:
+                await cacher.close()
+            await storage.close()
+
+    assert asyncio.run(main()) == []
