@@ -91,7 +91,9 @@ def test_a_gracefully_deleted_pod_goes_after_its_grace_period(tmp_path: Path) ->
 
     async def body(registry: Registry) -> None:
         pods = registry.store("", "pods")
-        clock = FakeClock(start=0.0, wall_offset=time.time())
+        # an hour behind the wall clock that stamps deletionTimestamp: however long the controllers take to
+        # start (the clock is stepped while they wait for their caches), the deadline is still ahead of it
+        clock = FakeClock(start=0.0, wall_offset=time.time() - 3600)
         async with running_loops(registry, clock=clock) as (_, reconciles):
             termination = reconciles["pod-termination"]
             await pods.create("default", pod("p"), WriteParams())
