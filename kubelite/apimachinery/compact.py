@@ -9,10 +9,10 @@ is. Two forms are used:
   memory as dicts (a FieldsV1 tree is mostly empty dicts), and only writes, which read storage, look inside.
 - `compact_spec_and_status`: also every list or object nested in `spec` and `status`, for kinds whose strategy
   asks for it (pods, the bulk of any cluster). Their scalars stay: field selectors (`spec.nodeName`,
-  `status.phase`) and the graceful-deletion checks read those; what reads deeper (the Table printers) takes
-  `expanded` first.
+  `status.phase`) and the graceful-deletion checks read those.
 
-Encoders other than orjson decode fragments through `meta.plain`.
+This module writes the compact form; `apimachinery.cached` is the one door its readers go through
+(`expanded` for readers of nested fields, `plain` for encoders other than orjson).
 
 Each fragment holds a copy of orjson's output made to its exact size. orjson grows its buffer and shrinks it
 at the end, and the allocator leaves the cut-off tail as a hole beside the kept bytes: holding its output
@@ -25,12 +25,8 @@ from typing import Any
 
 import orjson
 
+from kubelite.apimachinery.cached import COMPACTED_PARTS, Fragment
 from kubelite.apimachinery.meta import Obj
-
-Fragment = orjson.Fragment
-
-#: the top-level members whose nested lists and objects `compact_spec_and_status` holds as JSON
-_COMPACTED_PARTS = ("spec", "status")
 
 
 def as_fragment(value: Any) -> orjson.Fragment:
@@ -51,35 +47,9 @@ def compact_spec_and_status(obj: Obj) -> None:
     """Hold the managedFields, and every non-empty list or object inside `spec` and `status`, as JSON, in
     place. The scalars directly in `spec` and `status` stay as they are."""
     compact_managed_fields(obj)
-    for part in _COMPACTED_PARTS:
+    for part in COMPACTED_PARTS:
         members = obj.get(part)
         if isinstance(members, dict):
             for name, value in members.items():
                 if value and isinstance(value, dict | list):
                     members[name] = as_fragment(value)
-
-
-def _decoded(fragment: orjson.Fragment) -> Any:
-    return orjson.loads(orjson.dumps(fragment))
-
-
-def expanded(obj: Obj) -> Obj:
-    """`obj` with what `compact_spec_and_status` encoded decoded again: `obj` itself when nothing was, else a
-    copy sharing every part that was not (metadata included, its managedFields still JSON). For readers of
-    nested fields, such as the Table printers; the result is as read-only as the cached object."""
-    copy: Obj | None = None
-    for part in _COMPACTED_PARTS:
-        members = obj.get(part)
-        if not isinstance(members, dict):
-            continue
-        decoded: dict[str, Any] | None = None
-        for name, value in members.items():
-            if isinstance(value, Fragment):
-                if decoded is None:
-                    decoded = dict(members)
-                decoded[name] = _decoded(value)
-        if decoded is not None:
-            if copy is None:
-                copy = dict(obj)
-            copy[part] = decoded
-    return obj if copy is None else copy

@@ -99,11 +99,6 @@ def content_identity(obj: Obj) -> tuple[str, str] | None:
     return None
 
 
-def plain(value: Any) -> Any:
-    """`value` with every `orjson.Fragment` in it decoded (a copy), for encoders other than orjson."""
-    return deep_copy(value)
-
-
 def deep_copy(obj: Any) -> Any:
     """A copy of a JSON value. An orjson round trip is several times faster than walking the tree in Python;
     values orjson cannot hold (integers beyond 64 bits, from YAML) take the walk."""

@@ -14,7 +14,7 @@ import orjson
 import yaml
 
 from kubelite.apimachinery import errors
-from kubelite.apimachinery.meta import plain
+from kubelite.apimachinery.cached import plain
 
 try:  # libyaml's C loader/dumper when PyYAML was built with it
     from yaml import CSafeDumper as _Dumper

@@ -30,6 +30,7 @@ from kubelite.client.cache.handlers import ResourceEventHandlerFuncs, deleted_ob
 from kubelite.client.cache.shared_informer import ResourceEventHandlerRegistration
 from kubelite.client.cache.store import Indexer
 from kubelite.client.cache.wait import wait_for_cache_sync
+from kubelite.client.clock import Clock
 from kubelite.client.controller import Controller
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.registry.builtin import Registry
@@ -73,11 +74,15 @@ def _finalizing(meta: Obj) -> bool:
 
 
 class GarbageCollector:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         self._by_kind: dict[tuple[str, str], _Resource] = {}
         self._nodes: dict[str, _Node] = {}
         self._dependents: dict[str, set[str]] = {}
-        self.controller = Controller("garbagecollector", self.reconcile, workers=WORKERS, max_retries=None)
+        self.controller = Controller(
+            "garbagecollector", self.reconcile, workers=WORKERS, max_retries=None, clock=clock
+        )
         self._registrations: list[ResourceEventHandlerRegistration] = []
         for (group, name), store in registry.stores.items():
             if not isinstance(store, Store):

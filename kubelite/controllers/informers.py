@@ -8,6 +8,10 @@ carrying only `metadata.resourceVersion`, as on the wire). A failure `Status` fr
 
 `RegistryInformerFactory` keeps one `SharedIndexInformer` per (group, resource), so in-process controllers share
 a cache per resource the way controllers of kube-controller-manager share theirs.
+
+The informers hold the watch cache's own objects (`apimachinery.cached.CompactObject`s, shared and read-only):
+a controller reads their metadata and the scalars of spec and status as they are, and anything nested through
+`cached.expanded`; it copies (`cached.plain`) before it changes one.
 """
 
 from __future__ import annotations

@@ -4,15 +4,18 @@ kube-controller-manager builds its controllers on one SharedInformerFactory.
 All controllers are constructed first, each asking the factory for the informers it needs and adding its
 handlers; then the factory starts the informers, so each resource is listed and watched once, however many
 controllers read it, and no handler misses the initial list. Stopping (cancelling `run_controllers`) stops
-the controllers' workers and then the informers.
+the controllers' workers and then the informers. The controllers share one injected clock
+(`kubelite.client.clock`: the real one unless a test passes a `FakeClock`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from typing import Protocol
 
+from kubelite.client.clock import Clock
+from kubelite.client.controller import Controller
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.namespace import NamespaceController
@@ -24,27 +27,46 @@ from kubelite.registry.builtin import Registry
 log = logging.getLogger(__name__)
 
 
+class ControlLoop(Protocol):
+    """One in-process controller: its work queue and workers (`controller`), run until cancelled."""
+
+    controller: Controller
+
+    async def run(self) -> None: ...
+
+
 def build_controllers(
-    registry: Registry, informers: RegistryInformerFactory, *, root_ca: str
-) -> list[Callable[[], Awaitable[None]]]:
-    """Every controller's `run`, its informers requested and its handlers added (nothing runs yet)."""
+    registry: Registry, informers: RegistryInformerFactory, *, root_ca: str, clock: Clock | None = None
+) -> list[ControlLoop]:
+    """Every controller, its informers requested and its handlers added (nothing runs yet). `clock` is what
+    the controllers wait on (their work queues' delays and retries, the pods' grace periods); the informers
+    keep their factory's."""
     return [
-        NamespaceController(registry, informers).run,
-        ServiceAccountsController(registry, informers).run,
-        RootCACertPublisher(registry, informers, root_ca).run,
-        PodTerminationController(registry, informers).run,
-        GarbageCollector(registry, informers).run,
+        NamespaceController(registry, informers, clock=clock),
+        ServiceAccountsController(registry, informers, clock=clock),
+        RootCACertPublisher(registry, informers, root_ca, clock=clock),
+        PodTerminationController(registry, informers, clock=clock),
+        GarbageCollector(registry, informers, clock=clock),
     ]
 
 
-async def run_controllers(registry: Registry, informers: RegistryInformerFactory, *, root_ca: str) -> None:
-    """Build every controller, start the shared informers, and run until cancelled."""
-    runs = build_controllers(registry, informers, root_ca=root_ca)
+async def run_controllers(
+    registry: Registry,
+    informers: RegistryInformerFactory,
+    *,
+    root_ca: str,
+    clock: Clock | None = None,
+    loops: list[ControlLoop] | None = None,
+) -> None:
+    """Build every controller (or take `loops`, built by `build_controllers` on `informers`), start the
+    shared informers, and run until cancelled."""
+    if loops is None:
+        loops = build_controllers(registry, informers, root_ca=root_ca, clock=clock)
     informers.start()
     try:
         async with asyncio.TaskGroup() as group:
-            for run in runs:
-                group.create_task(run())
+            for loop in loops:
+                group.create_task(loop.run())
     except Exception:
         # reconcile errors are retried inside each controller: reaching here is a bug, and the server would
         # only see it when it stops

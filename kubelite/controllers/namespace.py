@@ -11,6 +11,7 @@ from __future__ import annotations
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.listers import Lister
+from kubelite.client.clock import Clock
 from kubelite.client.controller import Controller
 from kubelite.client.errors import NotFound
 from kubelite.controllers.informers import RegistryInformerFactory
@@ -27,11 +28,13 @@ MAX_PASSES = 600
 
 
 class NamespaceController:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         self.registry = registry
         namespaces = informers.for_resource("", "namespaces")
         self.namespaces: Lister = namespaces.lister
-        self.controller = Controller("namespace", self.reconcile, workers=WORKERS)
+        self.controller = Controller("namespace", self.reconcile, workers=WORKERS, clock=clock)
         self.controller.watch(namespaces.informer)
         self.store = registry.store("", "namespaces")
         self.finalize = registry.status_strategies[("", "namespaces")]["finalize"]

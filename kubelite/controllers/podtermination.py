@@ -8,6 +8,9 @@ The shared pod informer feeds the keys of terminating pods into a delaying work 
 the pod from the lister: before its deadline, the key is queued again for the time that remains; after it, the
 pod is deleted with a grace period of zero and its uid as a precondition, so a new pod of the same name is
 never touched. A pod that finalizers hold is left alone until an update removes the last of them.
+
+Deadlines are read and waited for on the controller's clock (`kubelite.client.clock`): tests give it a
+`FakeClock` and step time past a grace period instead of sleeping through it.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apimachinery.errors import StatusError
-from kubelite.apimachinery.meta import now, parse_rfc3339
+from kubelite.apimachinery.meta import parse_rfc3339
 from kubelite.client.cache.keys import split_meta_namespace_key
 from kubelite.client.cache.store import Indexer
+from kubelite.client.clock import Clock
 from kubelite.client.controller import Controller
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.registry.builtin import Registry
@@ -32,11 +36,15 @@ def is_terminating(pod: Any) -> bool:
 
 
 class PodTerminationController:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         self.store = registry.store("", "pods")
         pods = informers.for_resource("", "pods")
         self.pods: Indexer = pods.informer.indexer
-        self.controller = Controller("pod-termination", self.reconcile, workers=WORKERS)
+        self.controller = Controller("pod-termination", self.reconcile, workers=WORKERS, clock=clock)
+        #: the deadlines are read on the controller's clock (its `now()`), and the waits sleep on it
+        self.clock = self.controller.clock
         self.controller.watch(pods.informer, predicate=is_terminating)
 
     async def reconcile(self, key: str) -> float | None:
@@ -47,7 +55,7 @@ class PodTerminationController:
         meta = pod["metadata"]
         if not meta.get("deletionTimestamp") or meta.get("finalizers"):
             return None
-        remaining = (parse_rfc3339(meta["deletionTimestamp"]) - now()).total_seconds()
+        remaining = parse_rfc3339(meta["deletionTimestamp"]).timestamp() - self.clock.now()
         if remaining > 0:
             return remaining
         namespace, name = split_meta_namespace_key(key)

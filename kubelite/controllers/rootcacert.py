@@ -15,6 +15,7 @@ from typing import Any
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.listers import Lister
+from kubelite.client.clock import Clock
 from kubelite.client.controller import Controller
 from kubelite.client.errors import NotFound
 from kubelite.controllers.informers import RegistryInformerFactory
@@ -37,7 +38,9 @@ def is_root_ca(obj: Any) -> bool:
 
 
 class RootCACertPublisher:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory, ca_pem: str) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, ca_pem: str, *, clock: Clock | None = None
+    ) -> None:
         self.ca_pem = ca_pem
         self.store = registry.store("", "configmaps")
         namespaces = informers.for_resource("", "namespaces")
@@ -45,7 +48,7 @@ class RootCACertPublisher:
         self.namespaces: Lister = namespaces.lister
         self.configmaps: Lister = configmaps.lister
         # kube's default: one worker
-        self.controller = Controller("root_ca_cert_publisher", self.reconcile)
+        self.controller = Controller("root_ca_cert_publisher", self.reconcile, clock=clock)
         self.controller.watch(namespaces.informer, keys=namespace_name)
         self.controller.watch(configmaps.informer, keys=namespace_of, predicate=is_root_ca)
 

@@ -15,6 +15,7 @@ from typing import Any
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.listers import Lister
+from kubelite.client.clock import Clock
 from kubelite.client.controller import Controller
 from kubelite.client.errors import NotFound
 from kubelite.controllers.informers import RegistryInformerFactory
@@ -40,14 +41,16 @@ def namespace_name(obj: Any) -> list[str]:
 
 
 class ServiceAccountsController:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         self.store = registry.store("", "serviceaccounts")
         namespaces = informers.for_resource("", "namespaces")
         accounts = informers.for_resource("", "serviceaccounts")
         self.namespaces: Lister = namespaces.lister
         self.accounts: Lister = accounts.lister
         # kube's default: one worker; a reconcile is a lister lookup and at most one create
-        self.controller = Controller("serviceaccount", self.reconcile)
+        self.controller = Controller("serviceaccount", self.reconcile, clock=clock)
         self.controller.watch(namespaces.informer, keys=namespace_name)
         self.controller.watch(accounts.informer, keys=namespace_of)
 

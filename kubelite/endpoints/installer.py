@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aiohttp import web
 
@@ -20,6 +20,7 @@ from kubelite.admission import AdmissionChain
 from kubelite.apimachinery import errors
 from kubelite.endpoints.api_resource import APIResource, describe
 from kubelite.endpoints.handlers import create, delete, get, patch, subresources, update, watch
+from kubelite.endpoints.handlers.list_encoding import EncodingBudget, ResourceEncodings
 from kubelite.endpoints.handlers.scope import RequestScope, SubresourceHandler
 from kubelite.endpoints.request_context import WARNINGS
 from kubelite.endpoints.request_info import RequestInfo
@@ -87,6 +88,8 @@ class ScopeOptions:
     bookmark_interval: float = 60.0
     #: the server's --min-request-timeout; a watch without timeoutSeconds lasts 1 to 2 times as long
     min_request_timeout: float = 1800.0
+    #: the bound the list-item encodings of every installed resource share
+    encoding_budget: EncodingBudget = field(default_factory=EncodingBudget)
 
     def randomized_watch_timeout(self) -> float:
         return self.min_request_timeout * (1 + random.random())
@@ -150,12 +153,14 @@ class ResourceRoutes:
         strategies: dict[str, Strategy] = {
             name: sub.strategy for name, sub in paths.items() if isinstance(getattr(sub, "strategy", None), Strategy)
         }
+        table = storage.table_convertor() if isinstance(storage, rest.TableConvertor) else default_table()
         scope = RequestScope(
             spec=spec,
             store=scope_store if scope_store is not None else storage,  # type: ignore[arg-type]
             admission=options.admission,
             subresource_strategies=strategies,
-            table=storage.table_convertor() if isinstance(storage, rest.TableConvertor) else default_table(),
+            table=table,
+            encodings=ResourceEncodings.for_resource(spec, options.encoding_budget, table),
             bookmark_interval=options.bookmark_interval,
             watch_timeout=options.randomized_watch_timeout,
         )

@@ -36,7 +36,7 @@ class Strategy:
     status_resets_labels: bool = False
     #: the watch cache holds the lists and objects inside spec and status as JSON (apimachinery.compact): for
     #: kinds stored by the many, whose nested fields nothing in the server reads from the cache but their
-    #: Table printer, which must decode what it reads (`compact.expanded`, as the pods' printer does)
+    #: Table printer, which must decode what it reads (`to_table` hands it `cached.expanded(obj)`)
     compact_in_cache: bool = False
 
     def __init__(self, spec: ResourceSpec) -> None:

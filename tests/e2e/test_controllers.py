@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -114,6 +115,10 @@ def test_a_gracefully_deleted_pod_goes_after_its_grace_period(server: KubelitePr
     assert server.http("POST", pods, body).status == 201
     marked = server.http("DELETE", f"{pods}/p", {"gracePeriodSeconds": 2})
     assert (marked.status, marked.json()["metadata"]["deletionGracePeriodSeconds"]) == (200, 2)
+    deadline = datetime.fromisoformat(marked.json()["metadata"]["deletionTimestamp"].replace("Z", "+00:00"))
     time.sleep(0.5)  # the deadline has second precision: it is at least a second away
     assert server.http("GET", f"{pods}/p").status == 200
     _eventually(lambda: server.http("GET", f"{pods}/p").status == 404, timeout=5)
+    # the positive side of "not before its grace period": it went, and not before its deadline (server and
+    # test read the same machine's clock)
+    assert datetime.now(UTC) >= deadline

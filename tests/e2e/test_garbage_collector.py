@@ -111,5 +111,8 @@ def test_dependent_of_a_missing_owner_is_collected(server: KubeliteProcess) -> N
 def test_dependent_with_a_live_owner_stays(server: KubeliteProcess) -> None:
     uid = _deployment(server, "alive")
     _child(server, "alive-child", "alive", uid)
-    time.sleep(0.5)  # the collector has had its chance
+    # the collector has had its chance: a later stray ConfigMap (its owner never existed) is collected, and the
+    # collector handles the ConfigMaps' events in order
+    _child(server, "alive-sentinel", "never-was", "00000000-0000-0000-0000-000000000000")
+    _eventually(lambda: _gone(server, f"/api/v1/namespaces/{NS}/configmaps/alive-sentinel"))
     assert _get(server, f"/api/v1/namespaces/{NS}/configmaps/alive-child")[0] == 200

@@ -127,7 +127,12 @@ def test_get_raw_namespace_list_items_have_no_type_meta(server: KubeliteProcess)
     assert {tuple(sorted(item)) for item in items} == {("metadata", "spec", "status")}
 
 
-@pytest.mark.xfail(reason="managedFields are not tracked", strict=True)
+@pytest.mark.xfail(
+    reason="the namespaces kubelite creates at start carry no managedFields: its bootstrap writes them through "
+    "the registry, below the handlers that record field managers (kube's bootstrap controller writes through "
+    "the API, as manager kube-apiserver)",
+    strict=True,
+)
 def test_get_raw_namespace_managed_fields(server: KubeliteProcess) -> None:
     items = _raw_namespaces(server)["items"]
     assert isinstance(items, list)

@@ -7,12 +7,8 @@ import copy
 
 import orjson
 
-from kubelite.apimachinery.compact import (
-    compact_managed_fields,
-    compact_spec_and_status,
-    expanded,
-)
-from kubelite.apimachinery.meta import plain
+from kubelite.apimachinery.cached import expanded, plain
+from kubelite.apimachinery.compact import compact_managed_fields, compact_spec_and_status
 from kubelite.apimachinery.serializers import dumps_yaml
 
 POD = {

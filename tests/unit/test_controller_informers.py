@@ -17,11 +17,14 @@ import uvloop
 from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.listwatch import ListOptions
 from kubelite.client.cache.pager import DEFAULT_PAGE_SIZE
+from kubelite.client.cache.wait import POLL_INTERVAL
+from kubelite.client.clock import FakeClock
+from kubelite.client.controller import Controller
 from kubelite.client.errors import ApiError, BadRequest, Expired, Invalid
 from kubelite.client.watch import INITIAL_EVENTS_END_ANNOTATION, WatchEvent
 from kubelite.controllers.informers import RegistryInformerFactory, StoreListerWatcher, StoreWatch
 from kubelite.controllers.manager import build_controllers, run_controllers
-from kubelite.controllers.namespace import NamespaceController
+from kubelite.controllers.namespace import RECHECK_AFTER, NamespaceController
 from kubelite.registry import registration
 from kubelite.registry.builtin import Registry, build_registry
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
@@ -84,18 +87,78 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0
     await asyncio.wait_for(loop(), timeout)
 
 
+class Reconciles:
+    """Every reconcile a controller starts and finishes: the positive barrier of tests that assert that nothing
+    (more) happens, so that they do not pass merely because the controller is slow."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        #: keys whose reconcile finished, in order
+        self.finished: list[str] = []
+        self.in_flight = 0
+        inner = controller.reconcile
+
+        async def recorded(key: str) -> float | None:
+            self.in_flight += 1
+            try:
+                return await inner(key)
+            finally:
+                self.in_flight -= 1
+                self.finished.append(key)
+
+        controller.reconcile = recorded
+
+    def idle(self) -> bool:
+        """Nothing queued, nothing waiting for a delay, nothing being reconciled."""
+        queue = self.controller.queue
+        return len(queue) == 0 and queue.waiting() == 0 and self.in_flight == 0
+
+    async def settled_after(self, effect: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+        """Wait until `effect` (what the controller does about a later, sentinel event of the same informer)
+        shows and the controller is idle: every event before the sentinel has been handled by then."""
+
+        async def done() -> bool:
+            return await effect() and self.idle()
+
+        await eventually(done, timeout)
+
+
+@contextlib.asynccontextmanager
+async def running_loops(
+    registry: Registry, root_ca: str = "CA PEM", *, clock: FakeClock | None = None
+) -> AsyncIterator[tuple[RegistryInformerFactory, dict[str, Reconciles]]]:
+    """Every controller on one shared informer factory, as the server runs them, until the block ends; with
+    the reconciles of each, by the controller's name. `clock` is the controllers' (the informers' is real):
+    it is stepped while they wait for their caches, and then left to the test."""
+    informers = RegistryInformerFactory(registry)
+    loops = build_controllers(registry, informers, root_ca=root_ca, clock=clock)
+    reconciles = {loop.controller.name: Reconciles(loop.controller) for loop in loops}
+    task = asyncio.create_task(run_controllers(registry, informers, root_ca=root_ca, loops=loops))
+    try:
+        if clock is not None:
+
+            async def started() -> bool:
+                # a controller polls its caches on its clock: once synced, nobody sleeps on it
+                if all(loop.controller.has_synced() for loop in loops) and not clock.has_waiters():
+                    return True
+                if clock.has_waiters():
+                    clock.step(POLL_INTERVAL)
+                return False
+
+            await eventually(started)
+        yield informers, reconciles
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
 @contextlib.asynccontextmanager
 async def running_controllers(
     registry: Registry, root_ca: str = "CA PEM"
 ) -> AsyncIterator[RegistryInformerFactory]:
     """Every controller on one shared informer factory, as the server runs them, until the block ends."""
-    informers = RegistryInformerFactory(registry)
-    task = asyncio.create_task(run_controllers(registry, informers, root_ca=root_ca))
-    try:
+    async with running_loops(registry, root_ca) as (informers, _):
         yield informers
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
 
 
 # -- list ----------------------------------------------------------------------------------------------------
@@ -373,6 +436,49 @@ def test_the_namespace_controller_empties_and_removes_a_terminating_namespace(tm
             controller.cancel()
             await asyncio.gather(controller, return_exceptions=True)
             await informers.shutdown()
+
+    run(tmp_path, body)
+
+
+def test_the_namespace_controller_checks_again_a_step_of_its_clock_later(tmp_path: Path) -> None:
+    """Content held by a finalizer keeps the namespace; the controller looks again RECHECK_AFTER seconds later
+    on its clock (fake here, stepped), and finalizes the namespace once the content is gone."""
+
+    async def body(registry: Registry) -> None:
+        namespaces = registry.store("", "namespaces")
+        await namespaces.create("", {"metadata": {"name": "held"}}, WriteParams())
+        held = configmap("x", "held")
+        held["metadata"]["finalizers"] = ["example.com/hold"]
+        await configmaps(registry).create("held", held, WriteParams())
+        clock = FakeClock()
+        async with running_loops(registry, clock=clock) as (_, reconciles):
+            namespace = reconciles["namespace"]
+            await namespaces.delete("", "held", DeleteParams())
+
+            async def checking_again() -> bool:
+                return namespace.controller.queue.waiting() == 1 and namespace.in_flight == 0
+
+            await eventually(checking_again)
+            content = configmaps(registry).peek("held", "x")
+            assert content is not None and content["metadata"].get("deletionTimestamp")
+            assert namespaces.peek("", "held") is not None
+
+            async def drop_finalizer(current: Obj | None) -> Obj:
+                assert current is not None
+                current["metadata"]["finalizers"] = []
+                return current
+
+            await configmaps(registry).update("held", "x", drop_finalizer, WriteParams(), allow_create=False)
+            assert configmaps(registry).peek("held", "x") is None
+            # nothing tells the controller but its clock
+            assert await checking_again()
+            assert namespaces.peek("", "held") is not None
+            clock.step(RECHECK_AFTER)
+
+            async def gone() -> bool:
+                return namespaces.peek("", "held") is None
+
+            await eventually(gone, timeout=5)
 
     run(tmp_path, body)
 

@@ -16,7 +16,7 @@ from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import DeleteParams, WriteParams
-from tests.unit.test_controller_informers import eventually, run
+from tests.unit.test_controller_informers import Reconciles, eventually, run
 
 NO_SUCH_UID = "00000000-0000-0000-0000-000000000000"
 
@@ -35,10 +35,15 @@ def owned(name: str, owner: Obj | None = None, *, uid: str = "", kind: str = "Co
     return {"metadata": meta}
 
 
+#: each running collector's reconciles
+RECONCILES: dict[int, Reconciles] = {}
+
+
 @contextlib.asynccontextmanager
 async def collecting(registry: Registry) -> AsyncIterator[GarbageCollector]:
     informers = RegistryInformerFactory(registry)
     collector = GarbageCollector(registry, informers)
+    RECONCILES[id(collector)] = Reconciles(collector.controller)
     informers.start()
     task = asyncio.create_task(collector.run())
 
@@ -52,6 +57,20 @@ async def collecting(registry: Registry) -> AsyncIterator[GarbageCollector]:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await informers.shutdown()
+        del RECONCILES[id(collector)]
+
+
+async def had_its_chance(registry: Registry, collector: GarbageCollector) -> None:
+    """The positive barrier before asserting that the collector did no more than it should: a later stray
+    ConfigMap (its owner never existed) is collected, and the collector is idle, so every earlier ConfigMap
+    event has been handled and every reconcile it caused has finished."""
+    configmaps = registry.store("", "configmaps")
+    await configmaps.create("default", owned("sentinel", uid=NO_SUCH_UID), WriteParams())
+
+    async def sentinel_collected() -> bool:
+        return configmaps.peek("default", "sentinel") is None
+
+    await RECONCILES[id(collector)].settled_after(sentinel_collected)
 
 
 def test_the_graph_keeps_only_objects_that_take_part(tmp_path: Path) -> None:
@@ -122,7 +141,7 @@ def test_an_owner_missing_from_the_cache_is_looked_up_in_storage(
 def test_propagation(tmp_path: Path, policy: str | None, owner_goes: bool, child_after: str | None) -> None:
     async def body(registry: Registry) -> None:
         configmaps = registry.store("", "configmaps")
-        async with collecting(registry):
+        async with collecting(registry) as collector:
             owner = await configmaps.create("default", owned("owner"), WriteParams())
             await configmaps.create("default", owned("child", owner), WriteParams())
             if policy is not None:
@@ -134,7 +153,7 @@ def test_propagation(tmp_path: Path, policy: str | None, owner_goes: bool, child
                 )
 
             await eventually(settled)
-            await asyncio.sleep(0.3)  # the collector has had its chance to do more than it should
+            await had_its_chance(registry, collector)
             child = configmaps.peek("default", "child")
             state = None if child is None else (
                 "kept-with-owner" if child["metadata"].get("ownerReferences") else "kept-without-owner"

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from kubelite.apimachinery.meta import Obj, now, rfc3339
+from kubelite.apimachinery.meta import Obj, now, parse_rfc3339, rfc3339
 from kubelite.client.cache.store import Indexer
+from kubelite.client.clock import FakeClock
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.podtermination import PodTerminationController
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import DeleteParams, WriteParams
-from tests.unit.test_controller_informers import eventually, run, running_controllers
+from tests.unit.test_controller_informers import eventually, run, running_loops
 
 
 def pod(name: str) -> Obj:
@@ -85,20 +87,39 @@ def test_reconcile(
 
 
 def test_a_gracefully_deleted_pod_goes_after_its_grace_period(tmp_path: Path) -> None:
+    """The controllers' clock is a fake one, stepped past the grace period: no sleeping through it."""
+
     async def body(registry: Registry) -> None:
         pods = registry.store("", "pods")
-        async with running_controllers(registry):
+        # an hour behind the wall clock that stamps deletionTimestamp: however long the controllers take to
+        # start (the clock is stepped while they wait for their caches), the deadline is still ahead of it
+        clock = FakeClock(start=0.0, wall_offset=time.time() - 3600)
+        async with running_loops(registry, clock=clock) as (_, reconciles):
+            termination = reconciles["pod-termination"]
             await pods.create("default", pod("p"), WriteParams())
             marked, deleted = await pods.delete("default", "p", DeleteParams(grace_period_seconds=2))
-            # the deadline has second precision: it is at least a second away
-            await asyncio.sleep(0.5)
-            waiting = pods.peek("default", "p")
             grace = marked["metadata"]["deletionGracePeriodSeconds"]
-            assert (deleted, grace, waiting is not None) == (False, 2, True)
+            deadline = parse_rfc3339(marked["metadata"]["deletionTimestamp"]).timestamp()
+            assert (deleted, grace) == (False, 2)
+
+            async def waiting_for_its_deadline() -> bool:
+                return termination.controller.queue.waiting() == 1 and termination.in_flight == 0
+
+            # the controller has seen the pod marked and put it off until its deadline, not deleted it
+            await eventually(waiting_for_its_deadline, timeout=5)
+            assert "default/p" in termination.finished
+            assert pods.peek("default", "p") is not None
+            # just before the deadline, the key still waits
+            clock.step(deadline - clock.now() - 0.25)
+            await asyncio.sleep(0)
+            assert await waiting_for_its_deadline()
+            assert pods.peek("default", "p") is not None
+            clock.step(0.5)
 
             async def gone() -> bool:
                 return pods.peek("default", "p") is None
 
             await eventually(gone, timeout=5)
+            assert clock.now() >= deadline
 
     run(tmp_path, body)

@@ -5,7 +5,6 @@ HTTP."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.controllers.rootcacert import DESCRIPTION
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import DeleteParams, WriteParams
-from tests.unit.test_controller_informers import eventually, run, running_controllers
+from tests.unit.test_controller_informers import Reconciles, eventually, run, running_controllers, running_loops
 
 CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 ROOT_CA = "kube-root-ca.crt"
@@ -38,6 +37,25 @@ async def defaults_present(registry: Registry, namespace: str) -> None:
         )
 
     await eventually(both)
+
+
+async def both_had_their_chance(registry: Registry, reconciles: dict[str, Reconciles]) -> None:
+    """The positive barrier before asserting that neither controller created what it should not: later events
+    of each informer they read (a new namespace; the defaults of namespace `sentinel` deleted) have been acted
+    on, and both controllers are idle, so every earlier event has been handled."""
+    await create_namespace(registry, "later")
+    await registry.store("", "serviceaccounts").delete("sentinel", "default", DeleteParams())
+    await registry.store("", "configmaps").delete("sentinel", ROOT_CA, DeleteParams())
+
+    async def restored() -> bool:
+        return all(
+            peek(registry, resource, namespace, name) is not None
+            for resource, name in (("serviceaccounts", "default"), ("configmaps", ROOT_CA))
+            for namespace in ("later", "sentinel")
+        )
+
+    await reconciles["serviceaccount"].settled_after(restored)
+    await reconciles["root_ca_cert_publisher"].settled_after(restored)
 
 
 def root_ca_content(configmap: Obj) -> tuple[Any, Any]:
@@ -142,9 +160,11 @@ def test_an_edited_root_ca_is_restored(tmp_path: Path, edit: Edit, annotations: 
 def test_a_terminating_namespace_is_not_refilled(tmp_path: Path) -> None:
     async def body(registry: Registry) -> None:
         configmaps = registry.store("", "configmaps")
-        async with running_controllers(registry, CA):
+        async with running_loops(registry, CA) as (_, reconciles):
             await create_namespace(registry, "going")
+            await create_namespace(registry, "sentinel")
             await defaults_present(registry, "going")
+            await defaults_present(registry, "sentinel")
             # a finalizer on one object keeps the namespace terminating while the rest is deleted
             held = {"metadata": {"name": "held", "finalizers": ["example.com/hold"]}}
             await configmaps.create("going", held, WriteParams())
@@ -157,7 +177,7 @@ def test_a_terminating_namespace_is_not_refilled(tmp_path: Path) -> None:
                 )
 
             await eventually(emptied)
-            await asyncio.sleep(0.5)  # time enough for a wrong re-creation to show
+            await both_had_their_chance(registry, reconciles)
             namespace = peek(registry, "namespaces", "", "going")
             assert namespace is not None
             assert (

@@ -433,7 +433,7 @@ def test_pod_rows_of_compact_pods_are_those_of_the_pods() -> None:
 
 
 def test_pod_facts_are_kept_by_revision_and_the_time_cells_follow_the_clock() -> None:
-    printer = TABLES[("", "pods")].row
+    printer = TABLES[("", "pods")].printer()
     failing = _identified(
         pod(statuses=[container(waiting("CrashLoopBackOff"), restarts=2, lastState=terminated())]),
         "uid-kept",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kubelite.apimachinery.meta import plain
+from kubelite.apimachinery.cached import plain
 from kubelite.apimachinery.protobuf.convert import from_dict, plans, to_dict
 from kubelite.apimachinery.protobuf.errors import MAGIC, ProtobufError, UnsupportedKindError
 from kubelite.apimachinery.protobuf.schema import load

@@ -1,26 +1,47 @@
-"""The handler chain in request order (kube's DefaultBuildHandlerChain, read bottom-up):
-panic recovery -> request info -> authentication -> authorization -> the director."""
+"""The handler chain: one list of filters in request order (kube's DefaultBuildHandlerChain, read bottom-up;
+starlette's build_middleware_stack), composed once at start-up into the one handler aiohttp calls:
+
+    panic recovery -> request info -> warning recorder -> authentication -> [audit] -> [impersonation]
+      -> [max-in-flight / fairness] -> authorization -> the director
+
+The bracketed stages are not served yet; each slots into `default_filters` as one more `Filter`, with no
+function body to edit. Filters that only look at the request (request info, the warning recorder,
+authentication, authorization) return their successor's awaitable without awaiting it, so the chain costs one
+coroutine, panic recovery's, whatever its length.
+
+The authentication stage sits here, beside the authenticators it runs.
+"""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from aiohttp import web
-from aiohttp.http import HttpVersion11
 
 from kubelite.apimachinery import errors
-from kubelite.apimachinery.errors import StatusError
 from kubelite.auth.authn.x509 import CertificateAuthError, authenticate_peer_cert
-from kubelite.auth.authz.interface import AuthorizationAttributes, Authorizer
+from kubelite.auth.authz.interface import Authorizer
 from kubelite.auth.user import UserInfo
-from kubelite.endpoints.handlers.negotiation import write_status
-from kubelite.endpoints.request_context import WARNINGS, with_request_info, with_user
-from kubelite.endpoints.request_info import RequestInfo, parse_request_info
+from kubelite.endpoints.filters.authorization import authorization, authorize, forbidden
+from kubelite.endpoints.filters.recovery import PANIC_RECOVERY
+from kubelite.endpoints.filters.requestinfo import REQUEST_INFO, WARNING_RECORDER
+from kubelite.endpoints.filters.types import Filter, Handler
+from kubelite.endpoints.request_context import with_user
 
-log = logging.getLogger(__name__)
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+__all__ = [
+    "Authenticator",
+    "Filter",
+    "Handler",
+    "authenticate_insecure",
+    "authenticate_secure",
+    "authentication",
+    "authorization",
+    "authorize",
+    "build_chain",
+    "build_handler",
+    "default_filters",
+    "forbidden",
+]
 
 #: paths anyone may read without credentials (kube's system:public-info-viewer)
 PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version"})
@@ -53,90 +74,40 @@ def authenticate_secure(request: web.Request) -> UserInfo | None:
     raise errors.unauthorized()
 
 
-def authorize(authorizer: Authorizer, request: web.Request, user: UserInfo, info: RequestInfo) -> None:
-    """Ask the authorizer about the request; a denial is kube's 403 with its message."""
-    attrs = AuthorizationAttributes(
-        user=user,
-        verb=info.verb,
-        namespace=info.namespace,
-        api_group=info.api_group,
-        api_version=info.api_version,
-        resource=info.resource,
-        subresource=info.subresource,
-        name=info.name,
-        path=request.path,
-        resource_request=info.is_resource_request,
-    )
-    decision = authorizer.authorize(attrs)
-    if not decision.allowed:
-        raise forbidden(attrs, decision.reason)
+def authentication(authenticator: Authenticator) -> Filter:
+    """Who the request is, for the filters after it (`user_from`); kube's 401 when nobody is recognised
+    outside the public paths."""
 
-
-def build_handler(handler: Handler, authenticator: Authenticator, authorizer: Authorizer) -> Handler:
-    """The chain as one function, its filters called in request order, so that a request pays for one
-    coroutine rather than one per filter (every request crosses all of them)."""
-
-    async def serve(request: web.Request) -> web.StreamResponse:
-        if "Expect" in request.headers:
-            await _answer_expect(request)
-        try:
-            # request info
-            info = parse_request_info(request.method, request.path, request.query)  # type: ignore[arg-type]
-            with_request_info(request, info)
-            warnings: list[str] = []
-            request[WARNINGS] = warnings
-            # authentication, then authorization of whoever was recognised (public paths need no one)
+    def wrap(next_handler: Handler) -> Handler:
+        def authenticate(request: web.Request) -> Awaitable[web.StreamResponse]:
             user = authenticator(request)
             if user is not None:
                 with_user(request, user)
-                authorize(authorizer, request, user, info)
-            response = await handler(request)
-            if warnings and not response.prepared:  # a stream (watch) wrote its warnings when it started
-                for warning in warnings:
-                    response.headers.add("Warning", warning)
-            return response
-        # panic recovery: every failure leaves as a Status, known ones with their code, anything else a 500
-        except StatusError as exc:
-            return write_status(exc, request.headers.get("Accept"))
-        except web.HTTPException:
-            raise
-        except Exception as exc:
-            log.exception("internal error serving %s %s", request.method, request.path)
-            return write_status(errors.internal_error(f"{type(exc).__name__}: {exc}"), request.headers.get("Accept"))
+            return next_handler(request)
 
-    return serve
+        return authenticate
+
+    return Filter("authentication", wrap)
 
 
-async def _answer_expect(request: web.Request) -> None:
-    """`Expect: 100-continue` (curl sends it before large bodies): tell the client to send the body, as Go's
-    server does; any other expectation cannot be met (417)."""
-    expect = request.headers["Expect"]
-    if request.version != HttpVersion11:
-        return
-    if expect.lower() != "100-continue":
-        raise web.HTTPExpectationFailed(text=f"Unknown Expect: {expect}")
-    await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-    request.writer.output_size = 0  # the response proper has not started
+def default_filters(authenticator: Authenticator, authorizer: Authorizer) -> list[Filter]:
+    """The filters in request order (DESIGN.md's request path)."""
+    return [
+        PANIC_RECOVERY,
+        REQUEST_INFO,
+        WARNING_RECORDER,
+        authentication(authenticator),
+        authorization(authorizer),
+    ]
 
 
-def forbidden(attrs: AuthorizationAttributes, reason: str) -> StatusError:
-    """kube's responsewriters.Forbidden message."""
-    name = attrs.user.name if attrs.user else "system:anonymous"
-    suffix = f": {reason}" if reason else ""
-    if not attrs.resource_request:
-        return StatusError(
-            403, "Forbidden", f'forbidden: User "{name}" cannot {attrs.verb} path "{attrs.path}"{suffix}', {}
-        )
-    resource = f"{attrs.resource}/{attrs.subresource}" if attrs.subresource else attrs.resource
-    where = f' in the namespace "{attrs.namespace}"' if attrs.namespace else " at the cluster scope"
-    qualified = f"{attrs.resource}.{attrs.api_group}" if attrs.api_group else attrs.resource
-    target = f'{qualified} "{attrs.name}"' if attrs.name else qualified
-    message = (
-        f'{target} is forbidden: User "{name}" cannot {attrs.verb} resource "{resource}" in API group '
-        f'"{attrs.api_group}"{where}{suffix}'
-    )
-    details: dict[str, str] = {"name": attrs.name} if attrs.name else {}
-    if attrs.api_group:
-        details["group"] = attrs.api_group
-    details["kind"] = attrs.resource
-    return StatusError(403, "Forbidden", message, details)
+def build_chain(handler: Handler, filters: Sequence[Filter]) -> Handler:
+    """`handler` behind `filters`, the first of them called first."""
+    for stage in reversed(filters):
+        handler = stage.wrap(handler)
+    return handler
+
+
+def build_handler(handler: Handler, authenticator: Authenticator, authorizer: Authorizer) -> Handler:
+    """The default chain in front of `handler` (the director)."""
+    return build_chain(handler, default_filters(authenticator, authorizer))

@@ -19,7 +19,8 @@ async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> w
     if negotiated.conversion is Conversion.TABLE:
         include = include_object_param(request.query.get("includeObject"))
         meta = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}
-        return write_object(to_table(scope.table, [obj], list_meta=meta, include_object=include), negotiated)
+        table = to_table(scope.table, [obj], list_meta=meta, include_object=include, printer=scope.encodings.table_row)
+        return write_object(table, negotiated)
     if negotiated.conversion is Conversion.PARTIAL:
         return write_object(partial_metadata(obj), negotiated)
     if negotiated.conversion is Conversion.PARTIAL_LIST:
@@ -37,7 +38,14 @@ async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     if negotiated.conversion is Conversion.TABLE:
         include = include_object_param(request.query.get("includeObject"))
         return write_object(
-            to_table(scope.table, listed["items"], list_meta=listed["metadata"], include_object=include), negotiated
+            to_table(
+                scope.table,
+                listed["items"],
+                list_meta=listed["metadata"],
+                include_object=include,
+                printer=scope.encodings.table_row,
+            ),
+            negotiated,
         )
     if negotiated.conversion is Conversion.PARTIAL:
         raise StatusError(
@@ -54,7 +62,8 @@ async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         }
         return write_object(partial, negotiated)
     if negotiated.content_type == "application/json":
-        return web.Response(body=encode_list_json(listed), headers={"Content-Type": "application/json"})
+        body = encode_list_json(listed, scope.encodings.json_items)
+        return web.Response(body=body, headers={"Content-Type": "application/json"})
     # items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them
     listed["items"] = [strip_type_meta(item) for item in listed["items"]]
     return write_object(listed, negotiated)

@@ -1,34 +1,83 @@
-"""JSON list bodies from items encoded once: a list of 500 pods is mostly the same 500 objects as the last
-list, so each item's JSON is kept (bounded by bytes) and a body is the list's metadata around the items joined.
+"""JSON list bodies from items encoded once, and what each resource's serving path keeps of its objects.
 
-An item is identified by its uid and resourceVersion: storage never gives two contents the same pair, so the
-bytes stay right without holding on to the object, whether it came from the watch cache or from SQLite.
+A list of 500 pods is mostly the same 500 objects as the last list, so each item's JSON is kept (bounded by
+bytes) and a body is the list's metadata around the items joined. An item is identified by its uid and
+resourceVersion: storage never gives two contents the same pair, so the bytes stay right without holding on
+to the object, whether it came from the watch cache or from SQLite.
+
+The pair identifies the stored content, not its encoding: one stored Event is served as core/v1 and as
+events.k8s.io/v1 with the same uid and resourceVersion and different field names. So every cache here is
+owned by the serving path of one resource in one group-version (`ResourceEncodings`, held by its
+RequestScope) and holds one encoding: two group-versions, or two encodings, never share an entry.
+
+The item caches of a server share one byte budget (`EncodingBudget`, 64 MiB by default): a cache over it
+first drops its own least recently used items, then those of the largest other caches.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from kubelite.apimachinery.meta import Obj, content_identity
+from kubelite.endpoints.handlers.table import Row
+from kubelite.registry.spec import ResourceSpec
+from kubelite.registry.tables import TABLES, TableSpec, default_table
 
 #: items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them
 TYPE_META = frozenset({"kind", "apiVersion"})
+
+#: what every list-item cache of one server holds together, in bytes of JSON
+DEFAULT_BUDGET_BYTES = 64 << 20
 
 
 def strip_type_meta(item: Obj) -> Obj:
     return {k: v for k, v in item.items() if k not in TYPE_META}
 
 
-class EncodedItems:
-    """Least recently used item encodings, up to `max_bytes` of JSON."""
+class EncodingBudget:
+    """The bytes the item caches sharing it hold together: `used` <= `max_bytes` after every insertion."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_BUDGET_BYTES) -> None:
         self.max_bytes = max_bytes
+        self.used = 0
+        self._caches: list[EncodedItems] = []
+
+    def join(self, cache: EncodedItems) -> None:
+        self._caches.append(cache)
+
+    def reclaim(self, inserting: EncodedItems) -> None:
+        """Bring `used` within the budget: the inserting cache's own older items go first, then those of the
+        largest other caches, and the item just inserted last (when it alone is over the budget)."""
+        inserting.evict_over_budget(keep=1)
+        if self.used <= self.max_bytes:
+            return
+        for cache in sorted(self._caches, key=lambda c: c.bytes, reverse=True):
+            if cache is not inserting:
+                cache.evict_over_budget()
+                if self.used <= self.max_bytes:
+                    return
+        inserting.evict_over_budget()
+
+
+class EncodedItems:
+    """Least recently used JSON encodings of one group-version's items, within a shared budget."""
+
+    def __init__(self, budget: EncodingBudget | int, *, group_version: str) -> None:
+        #: the apiVersion whose field names the kept bytes carry
+        self.group_version = group_version
+        self.budget = budget if isinstance(budget, EncodingBudget) else EncodingBudget(budget)
+        self.budget.join(self)
         self._entries: OrderedDict[tuple[str, str], bytes] = OrderedDict()
-        self._bytes = 0
+        #: bytes held here; the budget's `used` is the sum over its caches
+        self.bytes = 0
+
+    @property
+    def max_bytes(self) -> int:
+        return self.budget.max_bytes
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -43,19 +92,46 @@ class EncodedItems:
             return data
         data = orjson.dumps(strip_type_meta(item))
         self._entries[ident] = data
-        self._bytes += len(data)
-        while self._bytes > self.max_bytes and self._entries:
-            _, evicted = self._entries.popitem(last=False)
-            self._bytes -= len(evicted)
+        self.bytes += len(data)
+        budget = self.budget
+        budget.used += len(data)
+        if budget.used > budget.max_bytes:
+            budget.reclaim(self)
         return data
 
+    def evict_over_budget(self, *, keep: int = 0) -> None:
+        """Drop this cache's least recently used items while the budget is exceeded, keeping the newest
+        `keep`."""
+        budget = self.budget
+        while budget.used > budget.max_bytes and len(self._entries) > keep:
+            _, evicted = self._entries.popitem(last=False)
+            self.bytes -= len(evicted)
+            budget.used -= len(evicted)
 
-_ITEMS = EncodedItems(64 << 20)
+
+@dataclass(slots=True)
+class ResourceEncodings:
+    """What the serving path of one resource in one group-version keeps of its objects' encodings."""
+
+    #: the JSON of list items
+    json_items: EncodedItems
+    #: the Table printer, with whatever per-object facts it keeps (the pods' printer keeps some)
+    table_row: Row
+
+    @classmethod
+    def for_resource(
+        cls, spec: ResourceSpec, budget: EncodingBudget, table: TableSpec | None = None
+    ) -> ResourceEncodings:
+        """The encodings of `spec`'s serving path; `table` is its storage's TableConvertor (the kind's entry in
+        the printers' index when not given)."""
+        table = table or TABLES.get((spec.group, spec.resource)) or default_table()
+        return cls(json_items=EncodedItems(budget, group_version=spec.api_version), table_row=table.printer())
 
 
-def encode_list_json(listed: dict[str, Any], items: EncodedItems = _ITEMS) -> bytes:
+def encode_list_json(listed: dict[str, Any], items: EncodedItems) -> bytes:
     """`listed` as JSON with its items stripped of kind/apiVersion: the same bytes as encoding the stripped
-    list whole (`items` is written last, as the list dict holds it last)."""
+    list whole (`items` is written last, as the list dict holds it last). `items` must be the cache of the
+    group-version `listed` is in."""
     head = orjson.dumps({k: v for k, v in listed.items() if k != "items"})
     body = b",".join([items.encode(item) for item in listed.get("items") or ()])
     if head == b"{}":

@@ -1,7 +1,10 @@
-"""PATCH: apply a JSON patch or a JSON merge patch to the stored object, through the update path.
+"""PATCH: apply a JSON patch, a JSON merge patch or a strategic merge patch to the stored object, through the
+update path; a server-side apply patch (`application/apply-patch+yaml`) goes to `apply.py`. Any other
+Content-Type is 415.
 
 The patch is applied inside guaranteed_update, so a lost race re-reads the object and re-applies the patch
-(kube's patcher). A `metadata.resourceVersion` carried by the patch is a precondition, as in kube.
+(kube's patcher), and the patched object gets its field manager's Update entry in managedFields before
+admission. A `metadata.resourceVersion` carried by the patch is a precondition, as in kube.
 """
 
 from __future__ import annotations

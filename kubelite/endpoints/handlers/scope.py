@@ -10,6 +10,7 @@ from aiohttp import web
 
 from kubelite.admission import AdmissionChain
 from kubelite.apimachinery import errors
+from kubelite.endpoints.handlers.list_encoding import ResourceEncodings
 from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import Store
@@ -26,6 +27,8 @@ class RequestScope:
     spec: ResourceSpec
     store: Store
     admission: AdmissionChain
+    #: the encoding caches this resource's serving path owns (list items, Table facts), within a server's budget
+    encodings: ResourceEncodings
     #: strategies of update-able subresources (status, finalize)
     subresource_strategies: dict[str, Strategy] = field(default_factory=dict)
     #: what `kubectl get` prints for the resource: its storage's TableConvertor

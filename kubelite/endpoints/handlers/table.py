@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apimachinery import errors
+from kubelite.apimachinery.cached import CompactObject, expanded
 from kubelite.apimachinery.meta import Obj, now
 from kubelite.registry.tables import TableSpec
+from kubelite.registry.tables.base import Row
 
 _INCLUDE = ("None", "Metadata", "Object")
 
@@ -27,18 +29,25 @@ def partial_metadata(obj: Obj) -> Obj:
 
 def to_table(
     table_spec: TableSpec,
-    objects: list[Obj],
+    objects: list[CompactObject],
     *,
     list_meta: dict[str, Any] | None,
     include_object: str,
     with_headers: bool = True,
+    printer: Row | None = None,
 ) -> Obj:
+    """The objects as a Table. `printer` is the serving path's own (`ResourceEncodings.table_row`), which may
+    keep per-object facts; the table's plain row function otherwise. Printers read `expanded` objects (or, for
+    those that say so, decode what they read themselves); the rows' `object` stays the object as given, for
+    orjson to write."""
+    print_row = printer or table_spec.row
     when = now()
     rows = []
     for obj in objects:
-        row: dict[str, Any] = {"cells": table_spec.row(obj, when)}
+        readable = obj if table_spec.reads_compact else expanded(obj)
+        row: dict[str, Any] = {"cells": print_row(readable, when)}
         if table_spec.conditions is not None:
-            conditions = table_spec.conditions(obj)
+            conditions = table_spec.conditions(readable)
             if conditions:
                 row["conditions"] = conditions
         if include_object == "Metadata":

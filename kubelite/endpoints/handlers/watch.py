@@ -169,6 +169,7 @@ class _EventEncoder:
                 list_meta={"resourceVersion": event.obj["metadata"].get("resourceVersion", "")},
                 include_object=self.include,
                 with_headers=with_headers,
+                printer=self.scope.encodings.table_row,
             )
             return self._encode(event.type, table)
         cache = event.encoded

@@ -3,8 +3,8 @@
 A `TableSpec` is what kube's `printers.TableHandler` registers per kind: the column definitions and the
 function that turns one object into one row of cells. kube-apiserver always prints the wide form
 (`GenerateOptions{Wide: true}`), so `row` returns every cell, priority-1 columns included, and kubectl drops
-those it does not show. Objects arrive as plain v1 JSON dicts, so the accessors here read them without
-assuming any field is present.
+those it does not show. Objects arrive as plain v1 JSON dicts (cached ones through `apimachinery.cached`'s
+`expanded`, which `to_table` applies), so the accessors here read them without assuming any field is present.
 """
 
 from __future__ import annotations
@@ -30,6 +30,16 @@ class TableSpec:
     row: Row
     #: the row's `conditions` (kube marks finished pods `Completed`), when the kind has any
     conditions: Conditions | None = None
+    #: makes a printer that keeps per-object facts between requests (the pods' does), for each resource
+    #: serving path to own one; kinds without one print with `row`
+    new_printer: Callable[[], Row] | None = None
+    #: `row` and `conditions` take the cached object as it is and decode what they read themselves (through
+    #: `apimachinery.cached.expanded`), so that a printer keeping facts decodes only what it has not kept
+    reads_compact: bool = False
+
+    def printer(self) -> Row:
+        """A row function for one serving path: its own keeping printer, or the plain `row`."""
+        return self.new_printer() if self.new_printer is not None else self.row
 
     @property
     def column_names(self) -> list[str]:

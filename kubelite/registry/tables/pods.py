@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kubelite.apimachinery.compact import expanded
+from kubelite.apimachinery.cached import CompactObject, expanded
 from kubelite.apimachinery.duration import human_duration, nanoseconds, parse_time
 from kubelite.apimachinery.meta import content_identity
 from kubelite.registry.tables import descriptions as d
@@ -214,7 +214,10 @@ class _PodFacts:
 class _FactsByRevision:
     """Facts of the pods printed last, by `content_identity`, least recently used first out. A list of pods
     prints mostly the pods it printed before, and computing their facts means decoding the containers and
-    statuses the watch cache holds as JSON."""
+    statuses the watch cache holds as JSON.
+
+    The identity is the stored content's; one instance serves one resource in one group-version (core/v1
+    pods), owned by its serving path (`PodPrinter`), so facts of another encoding never mix in."""
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
@@ -223,7 +226,7 @@ class _FactsByRevision:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def of(self, pod: Obj) -> _PodFacts:
+    def of(self, pod: CompactObject) -> _PodFacts:
         ident = content_identity(pod)
         if ident is None:
             return _facts(pod)  # a dry run's object: nothing identifies its content
@@ -237,7 +240,7 @@ class _FactsByRevision:
         return facts
 
 
-def _facts(pod: Obj) -> _PodFacts:
+def _facts(pod: CompactObject) -> _PodFacts:
     readable = expanded(pod)
     ready, total, reason, restarts, last_restart = pod_status(readable)
     return _PodFacts(
@@ -252,12 +255,11 @@ def _facts(pod: Obj) -> _PodFacts:
     )
 
 
-#: about 200 bytes each
-_FACTS = _FactsByRevision(50_000)
+#: facts kept per serving path; about 200 bytes each, so at most ~10 MB
+FACTS_PER_PRINTER = 50_000
 
 
-def pod_row(pod: Obj, now: datetime) -> list[Any]:
-    facts = _FACTS.of(pod)
+def _row(pod: CompactObject, facts: _PodFacts, now: datetime) -> list[Any]:
     restarts_cell = str(facts.restarts)
     if facts.restarts and facts.last_restart is not None:
         restarts_cell = f"{facts.restarts} ({human_duration(nanoseconds(now - facts.last_restart))} ago)"
@@ -274,6 +276,21 @@ def pod_row(pod: Obj, now: datetime) -> list[Any]:
     ]
 
 
+def pod_row(pod: CompactObject, now: datetime) -> list[Any]:
+    """The row, computed afresh."""
+    return _row(pod, _facts(pod), now)
+
+
+class PodPrinter:
+    """The pods' row function for one serving path, keeping each pod's facts by revision."""
+
+    def __init__(self, max_entries: int = FACTS_PER_PRINTER) -> None:
+        self.facts = _FactsByRevision(max_entries)
+
+    def __call__(self, pod: CompactObject, now: datetime) -> list[Any]:
+        return _row(pod, self.facts.of(pod), now)
+
+
 def pod_conditions(pod: Obj) -> list[dict[str, str]]:
     phase = text(pod, "status", "phase")
     if phase == "Succeeded":
@@ -285,4 +302,4 @@ def pod_conditions(pod: Obj) -> list[dict[str, str]]:
     return [{"type": "Completed", "status": "True", "reason": phase, "message": message}]
 
 
-POD_TABLE = TableSpec(POD_COLUMNS, pod_row, pod_conditions)
+POD_TABLE = TableSpec(POD_COLUMNS, pod_row, pod_conditions, new_printer=PodPrinter, reads_compact=True)
