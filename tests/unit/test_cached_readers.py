@@ -28,7 +28,7 @@ from kubelite.endpoints.handlers.table import to_table
 from kubelite.registry.builtin import build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.spec import ResourceSpec
-from kubelite.registry.tables import TABLES
+from kubelite.registry.tables import TABLES, default_table
 from kubelite.storage.sqlite import SQLiteStorage
 
 MANIFESTS = Path(__file__).resolve().parents[1] / "e2e" / "manifests"
@@ -117,9 +117,10 @@ def test_the_objects_cover_every_table_and_hide_parts() -> None:
 @pytest.mark.parametrize(("spec", "obj"), OBJECTS, ids=IDS)
 def test_every_table_printer_reads_through_the_compact_form(spec: ResourceSpec, obj: dict[str, Any]) -> None:
     compact = _compact(obj)
-    for printer in (None, ResourceEncodings.for_resource(spec, EncodingBudget()).table_row):
+    table = TABLES.get((spec.group, spec.resource)) or default_table()
+    for printer in (None, ResourceEncodings.for_resource(spec, EncodingBudget(), table).table_row):
         tables = [
-            to_table(spec, [o], list_meta={}, include_object="None", printer=printer) for o in (compact, obj)
+            to_table(table, [o], list_meta={}, include_object="None", printer=printer) for o in (compact, obj)
         ]
         assert not has_fragments(tables[0]["rows"])
         assert tables[0] == tables[1]
