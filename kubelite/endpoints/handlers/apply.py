@@ -21,7 +21,7 @@ from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import go_quote
-from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.apply_schema import field_manager
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
@@ -122,6 +122,8 @@ async def apply(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     async def applied(current: Obj | None) -> Obj:
         config = decode_configuration(body)
         new = manager.apply(current, config, write.field_manager, force=force)
+        # the result decodes into the kind's Go type: an integer its field cannot hold is refused
+        field_validation.check(scope.spec, new, b"", "Ignore", False)
         if strict:
             findings = duplicate_keys(body)
             if findings:

@@ -182,10 +182,11 @@ def _walk(
     owner: str,
     members: list[int] | None,
     literal_floats: bool = False,
-) -> None:
+) -> int | None:
     """Prune unknown fields below `value`; `owner` is the Go struct that holds the field at `path`.
     `members[0]` counts the object members seen, pruned ones included (see `_may_repeat_keys`).
-    `literal_floats`: a float was written as one (a JSON body), so even `2.0` is no integer."""
+    `literal_floats`: a float was written as one (a JSON body), so even `2.0` is no integer. Returns the
+    integer that replaces an integral float in an integer field, else None."""
     if (
         mistyped is not None
         and path
@@ -195,15 +196,14 @@ def _walk(
     ):
         if not _fits(value, shape.types):
             mistyped.append(_Mistyped(value, owner, path, shape.go_type))
-            return
+            return None
         int_range = shape.int_range
         if int_range is not None and type(value) is not bool:
-            if (
-                (literal_floats and type(value) is float)
-                or not int_range[0] <= value <= int_range[1]
-            ):
+            if (literal_floats and type(value) is float) or not int_range[0] <= value <= int_range[1]:
                 mistyped.append(_Mistyped(value, owner, path, shape.go_type))
-                return
+                return None
+            if type(value) is float:  # 2.0 from YAML or a patch: Go's integer field holds 2
+                return int(value)
     if shape.struct:
         owner = shape.struct
     if shape.opaque:
@@ -223,7 +223,9 @@ def _walk(
             if child is None and extra is not None:
                 child = extra
             if child is not None:
-                _walk(value[key], child, child_path, found, mistyped, owner, members, literal_floats)
+                fixed = _walk(value[key], child, child_path, found, mistyped, owner, members, literal_floats)
+                if fixed is not None:
+                    value[key] = fixed
             elif properties is not None:
                 if len(found) < _MAX_FINDINGS:  # the report is capped; the pruning is not
                     found.append(child_path)
@@ -236,7 +238,9 @@ def _walk(
         items = shape.items
         if items is not None:
             for index, child_value in enumerate(value):
-                _walk(child_value, items, f"{path}[{index}]", found, mistyped, owner, members, literal_floats)
+                fixed = _walk(child_value, items, f"{path}[{index}]", found, mistyped, owner, members, literal_floats)
+                if fixed is not None:
+                    value[index] = fixed
         elif members is not None:
             members[0] += _count_members(value)
 
