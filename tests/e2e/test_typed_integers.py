@@ -69,11 +69,24 @@ def _deployments(ns: str, name: str = "") -> str:
 
 
 def _deployment_json(name: str, replicas: str) -> bytes:
-    return (
-        '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%s"},"spec":{"replicas":%s,'
-        '"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},'
-        '"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}' % (name, replicas)
-    ).encode()
+    # the number goes in as text, so its literal form reaches the server
+    template = json.dumps(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": name},
+            "spec": {
+                "replicas": "REPLICAS",
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+                },
+            },
+        },
+        separators=(",", ":"),
+    )
+    return template.replace('"REPLICAS"', replicas).encode()
 
 
 def _deployment_yaml(name: str, replicas: str) -> bytes:

@@ -10,8 +10,8 @@ form of a node (field validation's checkers, apply's atoms) in the node's `compi
 live exactly as long as the schema they were built from.
 """
 
-from kubelite.apimachinery.schema.compiler import SchemaSet
+from kubelite.apimachinery.schema.compiler import SchemaSet, is_dangling
 from kubelite.apimachinery.schema.model import NO_DEFAULT, SchemaNode
 from kubelite.apimachinery.schema.registry import SchemaRegistry, builtin_set, registry
 
-__all__ = ["NO_DEFAULT", "SchemaNode", "SchemaRegistry", "SchemaSet", "builtin_set", "registry"]
+__all__ = ["NO_DEFAULT", "SchemaNode", "SchemaRegistry", "SchemaSet", "builtin_set", "is_dangling", "registry"]

@@ -20,6 +20,12 @@ from kubelite.apimachinery.schema.model import SchemaNode
 REF_PREFIXES = ("#/$defs/", "#/definitions/", "#/components/schemas/")
 
 _EMPTY: Mapping[str, Any] = {}
+_DANGLING = "dangling"
+
+
+def is_dangling(node: SchemaNode) -> bool:
+    """Whether the node stands for a definition no set has (a reference that points nowhere)."""
+    return bool(node.compiled.get(_DANGLING))
 
 
 def ref_name(schema: Mapping[str, Any]) -> str | None:
@@ -86,6 +92,7 @@ class SchemaSet:
             node.ref = self.definition(name)
             if node.ref is None:  # a dangling reference describes nothing: any value
                 node.ref = SchemaNode(_EMPTY, name)
+                node.ref.compiled[_DANGLING] = True
         declared = schema.get("type")
         types = set(declared) if isinstance(declared, list) else {declared} if isinstance(declared, str) else set()
         for keyword in ("oneOf", "anyOf"):
