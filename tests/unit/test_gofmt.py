@@ -187,3 +187,11 @@ def test_sharp_v_strings() -> None:
 )
 def test_smd_string(value: Any, text: str) -> None:
     assert gofmt.smd_string(value) == text
+
+
+@pytest.mark.parametrize(
+    ("char", "text"),
+    [("x", "'x'"), ("'", "'\\''"), ('"', "'\"'"), ("\x01", "'\\x01'"), ("\n", "'\\n'"), ("é", "'é'")],
+)
+def test_json_quote_char(char: str, text: str) -> None:
+    assert gofmt.json_quote_char(char) == text
