@@ -243,3 +243,16 @@ def test_an_added_schema_may_refer_to_builtin_and_own_definitions() -> None:
     assert spec is not None and spec.target.name == "Spec"
     size = spec.property("size")
     assert size is not None and size.types == frozenset({"integer"})
+
+
+def test_a_replaced_schema_gets_a_field_manager_of_its_own() -> None:
+    from kubelite.endpoints.handlers.apply_schema import field_manager
+
+    registry().add(GROUP, VERSION, KIND, CRONTAB_SCHEMA)
+    try:
+        first = field_manager(CRONTABS)
+        assert field_manager(CRONTABS) is first
+        registry().add(GROUP, VERSION, KIND, {"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+        assert field_manager(CRONTABS) is not first
+    finally:
+        registry().remove(GROUP, VERSION, KIND)

@@ -271,11 +271,19 @@ def reset_fields(spec: ResourceSpec, subresource: str, *, status_resets_labels: 
     return Set()
 
 
-@lru_cache(maxsize=512)
 def field_manager(spec: ResourceSpec, subresource: str = "", *, status_resets_labels: bool = False) -> FieldManager:
-    """The field manager of a resource or of one of its subresources."""
+    """The field manager of a resource or of one of its subresources, for the kind's current schema."""
+    model = registry().model(spec.group, spec.version, spec.kind)
+    return _field_manager(spec, model, subresource, status_resets_labels)
+
+
+# keyed by the model too: a schema added or replaced at run time gets managers of its own
+@lru_cache(maxsize=512)
+def _field_manager(
+    spec: ResourceSpec, model: SchemaNode | None, subresource: str, status_resets_labels: bool
+) -> FieldManager:
     return FieldManager(
-        root_node(spec.group, spec.version, spec.kind),
+        DEDUCED if model is None else builder().of(model),
         spec.group,
         spec.version,
         spec.kind,
@@ -284,9 +292,13 @@ def field_manager(spec: ResourceSpec, subresource: str = "", *, status_resets_la
     )
 
 
-@lru_cache(maxsize=512)
 def create_recorder(spec: ResourceSpec) -> CreateRecorder:
-    return CreateRecorder(field_manager(spec))
+    return _create_recorder(field_manager(spec))
+
+
+@lru_cache(maxsize=512)
+def _create_recorder(manager: FieldManager) -> CreateRecorder:
+    return CreateRecorder(manager)
 
 
 def track_create(spec: ResourceSpec, obj: Obj, manager: str) -> Obj:
