@@ -14,7 +14,7 @@ from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.patch.strategic import apply_strategic_merge_patch
 from kubelite.apimachinery.schema import NO_DEFAULT, SchemaRegistry, SchemaSet, builtin_set, is_dangling, registry
 from kubelite.endpoints.handlers import field_validation
-from kubelite.endpoints.handlers.apply_schema import root_node
+from kubelite.endpoints.handlers.apply_schema import field_manager, root_node
 from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.registry.spec import ResourceSpec
 
@@ -246,8 +246,6 @@ def test_an_added_schema_may_refer_to_builtin_and_own_definitions() -> None:
 
 
 def test_a_replaced_schema_gets_a_field_manager_of_its_own() -> None:
-    from kubelite.endpoints.handlers.apply_schema import field_manager
-
     registry().add(GROUP, VERSION, KIND, CRONTAB_SCHEMA)
     try:
         first = field_manager(CRONTABS)
