@@ -1,6 +1,10 @@
-"""fieldValidation=Strict|Warn|Ignore: unknown and duplicate fields in a request body, checked against the
-kind's published schema (kube's strict decoding). Strict turns findings into a 400, Warn into `Warning`
-headers, Ignore says nothing. Unknown fields are always dropped, as decoding into kube's Go types does."""
+"""Decoding into kube's Go types, checked against the kind's schema model (kubelite.apimachinery.schema).
+
+fieldValidation=Strict|Warn|Ignore: unknown and duplicate fields in a request body (kube's strict decoding).
+Strict turns findings into a 400, Warn into `Warning` headers, Ignore says nothing. Unknown fields are always
+dropped, as decoding into Go types does. Whatever the directive, what Go's decoder refuses is a 400 with its
+text: a value of the wrong JSON type, an integer its int32 / int64 field cannot hold, a float where an
+integer belongs."""
 
 from __future__ import annotations
 
