@@ -254,3 +254,8 @@ def test_a_replaced_schema_gets_a_field_manager_of_its_own() -> None:
         assert field_manager(CRONTABS) is not first
     finally:
         registry().remove(GROUP, VERSION, KIND)
+
+
+def test_a_schema_must_be_an_object() -> None:
+    with pytest.raises(TypeError, match="the schema of CronTab.v1.stable.example.com must be an object, not list"):
+        SchemaRegistry().add(GROUP, VERSION, KIND, [])  # type: ignore[arg-type]

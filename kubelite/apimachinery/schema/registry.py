@@ -59,6 +59,8 @@ class SchemaRegistry:
     def add(self, group: str, version: str, kind: str, schema: Mapping[str, Any]) -> SchemaNode:
         """Compile an OpenAPI v3 schema as the kind's model (replacing one added before) and return it.
         References in it resolve against the schema's own `definitions` / `$defs`, then the built-in set."""
+        if not isinstance(schema, Mapping):
+            raise TypeError(f"the schema of {kind}.{version}.{group} must be an object, not {type(schema).__name__}")
         own = schema.get("$defs") or schema.get("definitions") or {}
         node = SchemaSet(own if isinstance(own, Mapping) else {}, parent=self.builtin).compile(schema)
         with self._lock:
