@@ -4,6 +4,7 @@ the server runs, which every layer (field validation, apply, strategic merge) th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -257,5 +258,5 @@ def test_a_replaced_schema_gets_a_field_manager_of_its_own() -> None:
 
 
 def test_a_schema_must_be_an_object() -> None:
-    with pytest.raises(TypeError, match="the schema of CronTab.v1.stable.example.com must be an object, not list"):
+    with pytest.raises(TypeError, match=re.escape("the schema of CronTab.v1.stable.example.com must be an object")):
         SchemaRegistry().add(GROUP, VERSION, KIND, [])  # type: ignore[arg-type]
