@@ -139,10 +139,12 @@ def sharp_v_strings(values: Iterable[str]) -> str:
 def _json_string(text: str) -> str:
     # orjson escapes as encoding/json does (short forms for \b \f \n \r \t, else \u00xx); Go also
     # escapes the HTML characters and the JavaScript line separators
+    try:
+        quoted = orjson.dumps(text).decode()
+    except TypeError:  # a lone surrogate: invalid UTF-8, which encoding/json writes as U+FFFD
+        quoted = orjson.dumps("".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)).decode()
     return (
-        orjson.dumps(text)
-        .decode()
-        .replace("<", "\\u003c")
+        quoted.replace("<", "\\u003c")
         .replace(">", "\\u003e")
         .replace("&", "\\u0026")
         .replace("\u2028", "\\u2028")

@@ -83,6 +83,7 @@ def test_float_json_refuses_what_json_cannot_hold(value: float) -> None:
         ("a<b>&c", '"a\\u003cb\\u003e\\u0026c"'),
         ("line\nbreak\t\u2028", '"line\\nbreak\\t\\u2028"'),
         ("\x01é", '"\\u0001é"'),
+        ("a\ud800b", '"a\ufffdb"'),
         ({"b": 1, "a": [2, None]}, '{"a":[2,null],"b":1}'),
         ([], "[]"),
         ({}, "{}"),
