@@ -184,12 +184,16 @@ def test_int64_field(server: KubeliteProcess, ns: str) -> None:
 @pytest.mark.parametrize(
     ("headers", "patch", "number"),
     [
-        (MERGE, b'{"spec":{"replicas":%s}}' % HUGE.encode(), "1.1805916207174113e+21"),
+        # kube merges a merge patch into the object's JSON text, so the number keeps its own text
+        (MERGE, b'{"spec":{"replicas":%s}}' % HUGE.encode(), HUGE),
+        (MERGE, b'{"spec":{"replicas":1.5}}', "1.5"),
+        (MERGE, b'{"spec":{"replicas":2.0}}', "2.0"),
+        # a strategic merge patch is decoded into Go values first: beyond 64 bits a number is a float64
+        # (kube then converts it unchecked; kubelite refuses what the field cannot hold)
         (STRATEGIC, b'{"spec":{"replicas":%s}}' % HUGE.encode(), "1.1805916207174113e+21"),
         (JSON_PATCH, b'[{"op":"replace","path":"/spec/replicas","value":2147483648}]', "2147483648"),
-        (MERGE, b'{"spec":{"replicas":1.5}}', "1.5"),
     ],
-    ids=["merge", "strategic", "json-patch", "merge-fraction"],
+    ids=["merge", "merge-fraction", "merge-float-syntax", "strategic", "json-patch"],
 )
 def test_patches_refuse_what_int32_cannot_hold(
     server: KubeliteProcess, ns: str, headers: dict[str, str], patch: bytes, number: str

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from kubelite.apimachinery import errors, gofmt
@@ -145,12 +146,19 @@ class _Literal(str):
     """A number's text in a JSON body."""
 
 
+@lru_cache(maxsize=4)  # one reading of a body, however many of its numbers are looked up
+def _with_literals(body: bytes) -> Any:
+    try:
+        return json.loads(body, parse_int=_Literal, parse_float=_Literal)
+    except ValueError:
+        return None
+
+
 def _literal_at(body: bytes, path: str) -> str | None:
     """The text of the number at `path` (`spec.template.spec.containers[0].ports[1].containerPort`) in
     a JSON body; None when the body or the path cannot be followed. Only read for an error message."""
-    try:
-        node: Any = json.loads(body, parse_int=_Literal, parse_float=_Literal)
-    except ValueError:
+    node = _with_literals(body)
+    if node is None:
         return None
     rest = path
     while rest:
@@ -185,12 +193,12 @@ def _walk(
     mistyped: list[_Mistyped] | None,
     owner: str,
     members: list[int] | None,
-    literal_floats: bool = False,
+    literals: bytes | None = None,
 ) -> int | None:
     """Prune unknown fields below `value`; `owner` is the Go struct that holds the field at `path`.
     `members[0]` counts the object members seen, pruned ones included (see `_may_repeat_keys`).
-    `literal_floats`: a float was written as one (a JSON body), so even `2.0` is no integer. Returns the
-    integer that replaces an integral float in an integer field, else None."""
+    `literals`: the JSON text the numbers were written in, where a float written as one (even `2.0`) is no
+    integer. Returns the integer that replaces an integral float in an integer field, else None."""
     if (
         mistyped is not None
         and path
@@ -203,7 +211,9 @@ def _walk(
             return None
         int_range = shape.int_range
         if int_range is not None and type(value) is not bool:
-            if (literal_floats and type(value) is float) or not int_range[0] <= value <= int_range[1]:
+            if not int_range[0] <= value <= int_range[1] or (
+                type(value) is float and literals is not None and _literal_at(literals, path) is not None
+            ):
                 mistyped.append(_Mistyped(value, owner, path, shape.go_type))
                 return None
             if type(value) is float:  # 2.0 from YAML or a patch: Go's integer field holds 2
@@ -227,7 +237,7 @@ def _walk(
             if child is None and extra is not None:
                 child = extra
             if child is not None:
-                fixed = _walk(value[key], child, child_path, found, mistyped, owner, members, literal_floats)
+                fixed = _walk(value[key], child, child_path, found, mistyped, owner, members, literals)
                 if fixed is not None:
                     value[key] = fixed
             elif properties is not None:
@@ -242,7 +252,7 @@ def _walk(
         items = shape.items
         if items is not None:
             for index, child_value in enumerate(value):
-                fixed = _walk(child_value, items, f"{path}[{index}]", found, mistyped, owner, members, literal_floats)
+                fixed = _walk(child_value, items, f"{path}[{index}]", found, mistyped, owner, members, literals)
                 if fixed is not None:
                     value[index] = fixed
         elif members is not None:
@@ -288,19 +298,19 @@ def prune_unknown_fields(
     mistyped: list[_Mistyped] | None = None,
     members: list[int] | None = None,
     *,
-    literal_floats: bool = False,
+    literals: bytes | None = None,
 ) -> list[str]:
     """Drop fields the kind's schema does not know, in place; returns their paths. With `mistyped`, also
     collect the values decoding into Go types refuses (a JSON type that does not fit the field, an integer
     outside its int32 / int64, a float where an integer belongs); with `members`, count the object members
-    in `members[0]`. `literal_floats`: `obj` was read from JSON text, whose `2.0` is a float to Go."""
+    in `members[0]`. `literals`: the JSON text `obj`'s numbers were read from, whose `2.0` is a float to Go."""
     model = registry().model(spec.group, spec.version, spec.kind)
     if model is None:
         if members is not None:
             members[0] += _count_members(obj)
         return []
     found: list[str] = []
-    _walk(obj, _shape(model), "", found, mistyped, spec.kind, members, literal_floats)
+    _walk(obj, _shape(model), "", found, mistyped, spec.kind, members, literals)
     return found
 
 
@@ -356,14 +366,25 @@ def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
     return found
 
 
-def check(spec: ResourceSpec, obj: Any, body: bytes, directive: str | None, is_json: bool) -> list[str]:
-    """Run the check the directive asks for; returns Warning header values, or raises a 400 for Strict."""
+def check(
+    spec: ResourceSpec,
+    obj: Any,
+    body: bytes,
+    directive: str | None,
+    is_json: bool,
+    *,
+    numbers: bytes | None = None,
+) -> list[str]:
+    """Run the check the directive asks for; returns Warning header values, or raises a 400 for Strict.
+    `numbers`: for an object that is not `body` decoded, the JSON text its new numbers were written in (a
+    merge patch, which kube applies to JSON text, so a number keeps its text)."""
     mistyped: list[_Mistyped] = []
     members = [0]
-    pruned = prune_unknown_fields(spec, obj, mistyped, members, literal_floats=is_json)
+    text = body if is_json else numbers
+    pruned = prune_unknown_fields(spec, obj, mistyped, members, literals=text)
     findings = [f'unknown field "{path}"' for path in pruned]
     if mistyped:
-        why = mistyped[0].message(body if is_json else None)
+        why = mistyped[0].message(text)
         raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
     if directive == "Ignore":  # still pruned: Ignore only silences what decoding drops
         return []

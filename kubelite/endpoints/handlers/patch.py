@@ -103,7 +103,8 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
             raise errors.not_found(scope.spec.group_resource, info.name)
         old = deep_copy(current)  # patches may share subtrees with current, and defaulting mutates
         new = apply(current)
-        warnings[:] = field_validation.check(scope.spec, new, b"", directive, False)
+        numbers = body if content_type == serializers.MERGE_PATCH else None  # kube merges JSON text
+        warnings[:] = field_validation.check(scope.spec, new, b"", directive, False, numbers=numbers)
         new = record_update(scope, old, new, manager, info.subresource)
         await scope.admission.admit(attrs, new, old)
         return new
