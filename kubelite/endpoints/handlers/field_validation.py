@@ -146,7 +146,7 @@ class _Literal(str):
     """A number's text in a JSON body."""
 
 
-@lru_cache(maxsize=4)  # one reading of a body, however many of its numbers are looked up
+@lru_cache(maxsize=1)  # one reading of a body, however many of its numbers are looked up
 def _with_literals(body: bytes) -> Any:
     try:
         return json.loads(body, parse_int=_Literal, parse_float=_Literal)
@@ -381,10 +381,14 @@ def check(
     mistyped: list[_Mistyped] = []
     members = [0]
     text = body if is_json else numbers
-    pruned = prune_unknown_fields(spec, obj, mistyped, members, literals=text)
+    try:
+        pruned = prune_unknown_fields(spec, obj, mistyped, members, literals=text)
+        why = mistyped[0].message(text) if mistyped else ""
+    finally:
+        if text is not None:
+            _with_literals.cache_clear()  # the body's reading is not kept past the request
     findings = [f'unknown field "{path}"' for path in pruned]
     if mistyped:
-        why = mistyped[0].message(text)
         raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
     if directive == "Ignore":  # still pruned: Ignore only silences what decoding drops
         return []
