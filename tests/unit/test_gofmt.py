@@ -53,6 +53,7 @@ def test_float_v(value: float, text: str) -> None:
         (1.5, "1.5"),
         (1e6, "1000000"),
         (1e20, "100000000000000000000"),
+        (2.0**64, "18446744073709552000"),
         # exponent form from 1e21, and below 1e-6, with a short negative exponent
         (1e21, "1e+21"),
         (2.0**70, "1.1805916207174113e+21"),
