@@ -34,6 +34,8 @@ class SchemaRegistry:
         self._builtin = builtin
         self._index = index
         self._added: dict[GVK, SchemaNode] = {}
+        #: built-in kinds already looked up (None: the kind has no schema)
+        self._builtin_models: dict[GVK, SchemaNode | None] = {}
         self._lock = threading.Lock()
 
     @property
@@ -49,12 +51,18 @@ class SchemaRegistry:
 
     def model(self, group: str, version: str, kind: str) -> SchemaNode | None:
         """The root node of a kind's schema; None when the kind has none."""
+        gvk = (group, version, kind)
         if self._added:
-            added = self._added.get((group, version, kind))
+            added = self._added.get(gvk)
             if added is not None:
                 return added
-        name = self.definition_name(group, version, kind)
-        return None if name is None else self.builtin.definition(name)
+        try:
+            return self._builtin_models[gvk]
+        except KeyError:
+            name = self.definition_name(group, version, kind)
+            model = None if name is None else self.builtin.definition(name)
+            self._builtin_models[gvk] = model
+            return model
 
     def add(self, group: str, version: str, kind: str, schema: Mapping[str, Any]) -> SchemaNode:
         """Compile an OpenAPI v3 schema as the kind's model (replacing one added before) and return it.
