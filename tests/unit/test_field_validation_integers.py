@@ -22,7 +22,13 @@ def _replicas(number: str) -> str:
 
 @pytest.mark.parametrize(
     ("value", "number"),
-    [(2**31, "2147483648"), (-(2**31) - 1, "-2147483649"), (2**64, "18446744073709552000"), (2**70, "1.1805916207174113e+21"), (1.5, "1.5")],
+    [
+        (2**31, "2147483648"),
+        (-(2**31) - 1, "-2147483649"),
+        (2**64, "18446744073709552000"),
+        (2**70, "1.1805916207174113e+21"),
+        (1.5, "1.5"),
+    ],
 )
 def test_decoded_values_are_named_as_encoding_json_writes_them(value: int | float, number: str) -> None:
     with pytest.raises(StatusError) as caught:
