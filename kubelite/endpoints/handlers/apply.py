@@ -121,9 +121,9 @@ async def apply(request: web.Request, scope: RequestScope, info: RequestInfo) ->
 
     async def applied(current: Obj | None) -> Obj:
         config = decode_configuration(body)
+        # the configuration's numbers as the kind's Go type holds them: one its field cannot hold is refused
+        field_validation.refuse_unfit_integers(scope.spec, config)
         new = manager.apply(current, config, write.field_manager, force=force)
-        # the result decodes into the kind's Go type: an integer its field cannot hold is refused
-        field_validation.check(scope.spec, new, b"", "Ignore", False)
         if strict:
             findings = duplicate_keys(body)
             if findings:

@@ -189,13 +189,14 @@ def _walk(
     value: Any,
     shape: _Shape,
     path: str,
-    found: list[str],
+    found: list[str] | None,
     mistyped: list[_Mistyped] | None,
     owner: str,
     members: list[int] | None,
     literals: bytes | None = None,
 ) -> int | None:
-    """Prune unknown fields below `value`; `owner` is the Go struct that holds the field at `path`.
+    """Prune unknown fields below `value` into `found` (None: leave them); `owner` is the Go struct that
+    holds the field at `path`.
     `members[0]` counts the object members seen, pruned ones included (see `_may_repeat_keys`).
     `literals`: the JSON text the numbers were written in, where a float written as one (even `2.0`) is no
     integer. Returns the integer that replaces an integral float in an integer field, else None."""
@@ -240,7 +241,7 @@ def _walk(
                 fixed = _walk(value[key], child, child_path, found, mistyped, owner, members, literals)
                 if fixed is not None:
                     value[key] = fixed
-            elif properties is not None:
+            elif properties is not None and found is not None:
                 if len(found) < _MAX_FINDINGS:  # the report is capped; the pruning is not
                     found.append(child_path)
                 if members is not None:
@@ -364,6 +365,22 @@ def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
     found: list[str] = []
     _document_findings(document, model, "", found)
     return found
+
+
+def refuse_unfit_integers(spec: ResourceSpec, obj: Any) -> None:
+    """Raise the 400 kube's decoder gives for the first integer field of `obj` holding a number the field
+    cannot (out of its int32 / int64, or a fraction), as for an applied configuration, whose other
+    mistakes its typed conversion reports; integral floats in integer fields become integers. Unknown
+    fields are left alone."""
+    model = registry().model(spec.group, spec.version, spec.kind)
+    if model is None:
+        return
+    found: list[_Mistyped] = []
+    _walk(obj, _shape(model), "", None, found, spec.kind, None)
+    mistyped = [m for m in found if m.go_type in _INT_RANGES and type(m.value) in (int, float)]
+    if mistyped:
+        why = mistyped[0].message(None)
+        raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
 
 
 def check(
