@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from kubelite.apimachinery.errors import StatusError
-from kubelite.endpoints.handlers.field_validation import check
+from kubelite.endpoints.handlers.field_validation import check, refuse_unfit_integers
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 
 DEPLOYMENTS = next(s for s in BUILTIN_RESOURCES if (s.group, s.resource) == ("apps", "deployments"))
@@ -72,3 +72,14 @@ def test_many_floats_cost_one_reading_of_the_body() -> None:
         PREFIX + "80.0 into Go struct field ContainerPort.spec.template.spec.containers[0].ports[0].containerPort "
         "of type int32"
     )
+
+
+def test_an_applied_configuration_is_checked_for_its_integers_only() -> None:
+    # type mistakes and unknown fields are the typed conversion's to report
+    config = {"spec": {"replicas": "three", "nope": 1, "minReadySeconds": 2.0}}
+    refuse_unfit_integers(DEPLOYMENTS, config)
+    assert config == {"spec": {"replicas": "three", "nope": 1, "minReadySeconds": 2}}
+    assert type(config["spec"]["minReadySeconds"]) is int
+    with pytest.raises(StatusError) as caught:
+        refuse_unfit_integers(DEPLOYMENTS, {"spec": {"replicas": 2**31}})
+    assert caught.value.message == _replicas("2147483648")

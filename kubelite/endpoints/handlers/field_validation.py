@@ -367,13 +367,32 @@ def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
     return found
 
 
+_INT32_MIN, _INT32_MAX = _INT_RANGES["int32"]
+
+
+def _has_float_or_wide_int(value: Any) -> bool:
+    """Whether any number below `value` is a float or beyond int32: else every integer field fits, and the
+    schema need not be walked (a plain scan costs a fraction of the walk)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind is dict:
+            pending.extend(item.values())
+        elif kind is list:
+            pending.extend(item)
+        elif kind is float or (kind is int and not _INT32_MIN <= item <= _INT32_MAX):
+            return True
+    return False
+
+
 def refuse_unfit_integers(spec: ResourceSpec, obj: Any) -> None:
     """Raise the 400 kube's decoder gives for the first integer field of `obj` holding a number the field
     cannot (out of its int32 / int64, or a fraction), as for an applied configuration, whose other
     mistakes its typed conversion reports; integral floats in integer fields become integers. Unknown
     fields are left alone."""
     model = registry().model(spec.group, spec.version, spec.kind)
-    if model is None:
+    if model is None or not _has_float_or_wide_int(obj):
         return
     found: list[_Mistyped] = []
     _walk(obj, _shape(model), "", None, found, spec.kind, None)
