@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import Any
 
 from kubelite.apimachinery import errors, gofmt
@@ -124,12 +123,12 @@ class _Mistyped:
         self.path = path
         self.go_type = go_type
 
-    def message(self, body: bytes | None) -> str:
+    def message(self, numbers: _NumberText | None) -> str:
         value = self.value
         if type(value) is bool or not isinstance(value, int | float) or self.go_type not in _INT_RANGES:
             what = gofmt.json_type(value)
         else:  # encoding/json names the number it could not store in an integer by its text
-            literal = _literal_at(body, self.path) if body is not None else None
+            literal = numbers.at(self.path) if numbers is not None else None
             what = "number " + (literal if literal is not None else _number_text(value))
         return f"json: cannot unmarshal {what} into Go struct field {self.owner}.{self.path} of type {self.go_type}"
 
@@ -146,43 +145,51 @@ class _Literal(str):
     """A number's text in a JSON body."""
 
 
-@lru_cache(maxsize=1)  # one reading of a body, however many of its numbers are looked up
-def _with_literals(body: bytes) -> Any:
-    try:
-        return json.loads(body, parse_int=_Literal, parse_float=_Literal)
-    except ValueError:
-        return None
+class _NumberText:
+    """The JSON text an object's numbers were written in, read (once) only when a number's text is asked for:
+    for an error message, or whether a float was written as one."""
 
+    __slots__ = ("_body", "_document")
 
-def _literal_at(body: bytes, path: str) -> str | None:
-    """The text of the number at `path` (`spec.template.spec.containers[0].ports[1].containerPort`) in
-    a JSON body; None when the body or the path cannot be followed. Only read for an error message."""
-    node = _with_literals(body)
-    if node is None:
-        return None
-    rest = path
-    while rest:
-        if rest[0] == "[":
-            end = rest.find("]")
-            if end < 0 or not isinstance(node, list) or not rest[1:end].isdigit() or int(rest[1:end]) >= len(node):
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+        self._document: Any = _UNREAD
+
+    def at(self, path: str) -> str | None:
+        """The text of the number at `path` (`spec.template.spec.containers[0].ports[1].containerPort`);
+        None when the text or the path cannot be followed."""
+        if self._document is _UNREAD:
+            try:
+                self._document = json.loads(self._body, parse_int=_Literal, parse_float=_Literal)
+            except ValueError:
+                self._document = None
+        node = self._document
+        rest = path
+        while rest:
+            if rest[0] == "[":
+                end = rest.find("]")
+                if end < 0 or not isinstance(node, list) or not rest[1:end].isdigit() or int(rest[1:end]) >= len(node):
+                    return None
+                node = node[int(rest[1:end])]
+                rest = rest[end + 1 :]
+                continue
+            rest = rest.removeprefix(".")
+            if not isinstance(node, dict):
                 return None
-            node = node[int(rest[1:end])]
-            rest = rest[end + 1 :]
-            continue
-        rest = rest.removeprefix(".")
-        if not isinstance(node, dict):
-            return None
-        # the longest key that the path continues with: map keys may hold dots themselves
-        key = max(
-            (k for k in node if rest.startswith(k) and rest[len(k) : len(k) + 1] in ("", ".", "[")),
-            key=len,
-            default=None,
-        )
-        if key is None:
-            return None
-        node = node[key]
-        rest = rest[len(key) :]
-    return str(node) if isinstance(node, _Literal) else None
+            # the longest key that the path continues with: map keys may hold dots themselves
+            key = max(
+                (k for k in node if rest.startswith(k) and rest[len(k) : len(k) + 1] in ("", ".", "[")),
+                key=len,
+                default=None,
+            )
+            if key is None:
+                return None
+            node = node[key]
+            rest = rest[len(key) :]
+        return str(node) if isinstance(node, _Literal) else None
+
+
+_UNREAD: Any = object()
 
 
 def _walk(
@@ -193,7 +200,7 @@ def _walk(
     mistyped: list[_Mistyped] | None,
     owner: str,
     members: list[int] | None,
-    literals: bytes | None = None,
+    literals: _NumberText | None = None,
 ) -> int | None:
     """Prune unknown fields below `value` into `found` (None: leave them); `owner` is the Go struct that
     holds the field at `path`.
@@ -213,7 +220,7 @@ def _walk(
         int_range = shape.int_range
         if int_range is not None and type(value) is not bool:
             if not int_range[0] <= value <= int_range[1] or (
-                type(value) is float and literals is not None and _literal_at(literals, path) is not None
+                type(value) is float and literals is not None and literals.at(path) is not None
             ):
                 mistyped.append(_Mistyped(value, owner, path, shape.go_type))
                 return None
@@ -305,13 +312,23 @@ def prune_unknown_fields(
     collect the values decoding into Go types refuses (a JSON type that does not fit the field, an integer
     outside its int32 / int64, a float where an integer belongs); with `members`, count the object members
     in `members[0]`. `literals`: the JSON text `obj`'s numbers were read from, whose `2.0` is a float to Go."""
+    return _prune(spec, obj, mistyped, members, _NumberText(literals) if literals is not None else None)
+
+
+def _prune(
+    spec: ResourceSpec,
+    obj: Any,
+    mistyped: list[_Mistyped] | None,
+    members: list[int] | None,
+    numbers: _NumberText | None,
+) -> list[str]:
     model = registry().model(spec.group, spec.version, spec.kind)
     if model is None:
         if members is not None:
             members[0] += _count_members(obj)
         return []
     found: list[str] = []
-    _walk(obj, _shape(model), "", found, mistyped, spec.kind, members, literals)
+    _walk(obj, _shape(model), "", found, mistyped, spec.kind, members, numbers)
     return found
 
 
@@ -417,12 +434,9 @@ def check(
     mistyped: list[_Mistyped] = []
     members = [0]
     text = body if is_json else numbers
-    try:
-        pruned = prune_unknown_fields(spec, obj, mistyped, members, literals=text)
-        why = mistyped[0].message(text) if mistyped else ""
-    finally:
-        if text is not None:
-            _with_literals.cache_clear()  # the body's reading is not kept past the request
+    numbers = _NumberText(text) if text is not None else None
+    pruned = _prune(spec, obj, mistyped, members, numbers)
+    why = mistyped[0].message(numbers) if mistyped else ""
     findings = [f'unknown field "{path}"' for path in pruned]
     if mistyped:
         raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
