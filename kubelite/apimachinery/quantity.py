@@ -12,10 +12,13 @@ Parse failures carry kube's three error texts, which the API returns inside its 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Final, Literal
+
+from kubelite.apimachinery import gofmt
 
 Format = Literal["DecimalSI", "BinarySI", "DecimalExponent"]
 
@@ -262,10 +265,13 @@ def _canonical(value: Fraction, fmt: Format) -> str:
 
 
 def quantity_from_json(raw: object) -> Quantity:
-    """Quantity.UnmarshalJSON of a decoded JSON value: a string (trimmed) or a number."""
+    """Quantity.UnmarshalJSON of a decoded JSON value: a string (trimmed) or a number, read in the text
+    encoding/json writes it in (its format, exponent or not, is the quantity's format)."""
     if isinstance(raw, bool) or not isinstance(raw, str | int | float):
         raise QuantityError(ERR_FORMAT_WRONG)
-    text = raw.strip() if isinstance(raw, str) else repr(raw) if isinstance(raw, float) else str(raw)
+    if isinstance(raw, float) and not math.isfinite(raw):
+        raise QuantityError(ERR_FORMAT_WRONG)
+    text = raw.strip() if isinstance(raw, str) else gofmt.float_json(raw) if isinstance(raw, float) else str(raw)
     return parse_quantity(text)
 
 

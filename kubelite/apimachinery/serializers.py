@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import yaml
 
-from kubelite.apimachinery import errors
+from kubelite.apimachinery import errors, gofmt
 from kubelite.apimachinery.cached import plain
 
 try:  # libyaml's C loader/dumper when PyYAML was built with it
@@ -97,15 +97,7 @@ def dumps_yaml(value: Any) -> bytes:
 
 def go_json_type(value: Any) -> str:
     """How Go's encoding/json names a decoded JSON value's type in its unmarshal errors."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return "string"
+    return gofmt.json_type(value)
 
 
 class DecodeError(ValueError):

@@ -14,12 +14,13 @@ Two length wordings coexist in kube 1.36 and both are kept: the older DNS helper
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Literal
+
+from kubelite.apimachinery import gofmt
 
 # -- value rendering ---------------------------------------------------------------------------------
 
@@ -48,48 +49,20 @@ class RawValue:
     text: str
 
 
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
-def go_quote(text: str) -> str:
-    """Go's strconv.Quote (the `%q` verb): kube quotes every string bad value this way."""
-    out = ['"']
-    for ch in text:
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            if code < 0x80:
-                out.append(f"\\x{code:02x}")
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
+#: strconv.Quote, the `%q` verb: kube quotes every string bad value this way
+go_quote = gofmt.quote
 
 
 def go_json(value: Any) -> str:
-    """encoding/json.Marshal's compact form, including its HTML-safe escapes."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return (
-        text.replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
+    """encoding/json.Marshal's compact form; a dict keeps its own order (it may stand for a struct)."""
+    return gofmt.json(value, sort_keys=False)
 
 
-def _go_float(value: float) -> str:
-    # Go's %v on a float64 is the shortest repr, switching to exponent form at 1e21
-    if value == int(value) and abs(value) < 1e21:
+def _number_text(value: float) -> str:
+    # an integral float is a number decoded into an integer field, which Go prints as the integer
+    if value.is_integer() and abs(value) < 1e21:
         return str(int(value))
-    return repr(value)
+    return gofmt.float_v(value)
 
 
 def format_bad_value(value: Any) -> str:
@@ -104,7 +77,7 @@ def format_bad_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _go_float(value)
+        return _number_text(value)
     if isinstance(value, str):
         return go_quote(value)
     return go_json(value)
@@ -716,11 +689,6 @@ def _same_time(new: Any, old: Any) -> bool:
         return False
 
 
-def _go_string_slice(values: Sequence[str]) -> str:
-    # `%#v` of a []string
-    return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
-
-
 def validate_object_meta_update(
     new_meta: Mapping[str, Any],
     old_meta: Mapping[str, Any],
@@ -744,7 +712,7 @@ def validate_object_meta_update(
                 FieldError.forbidden(
                     f"{path}.finalizers",
                     "no new finalizers can be added if the object is being deleted, found new finalizers "
-                    + _go_string_slice(extra),
+                    + gofmt.sharp_v_strings(extra),
                 )
             )
     resource_version = new_meta.get("resourceVersion")

@@ -71,7 +71,7 @@ FAKE_DEFINITIONS: dict[str, dict[str, Any]] = {
 }
 
 FAKE = DefinitionsLookup(FAKE_DEFINITIONS)
-ITEM = FAKE_DEFINITIONS["mergeItem"]
+ITEM = FAKE.definition("mergeItem")
 
 
 def y(text: str) -> Any:
@@ -1399,8 +1399,9 @@ def test_lookup_map_values_and_unknowns() -> None:
     lookup = default_lookup()
     meta = lookup.field(schema_for("", "v1", "Pod"), "metadata")
     labels = lookup.field(meta, "labels")
+    value = lookup.field(labels, "any-key")
     assert (
-        lookup.field(labels, "any-key"),
+        value.source if value is not None else None,
         lookup.field(meta, "nope"),
         schema_for("x.io", "v1", "Nope"),
     ) == (

@@ -22,9 +22,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from kubelite.apimachinery import errors
+from kubelite.apimachinery import errors, gofmt
 from kubelite.apimachinery.apply import managed as mf
-from kubelite.apimachinery.apply.fieldpath import Path, Set, go_json, path_string
+from kubelite.apimachinery.apply.fieldpath import Path, Set, path_string
 from kubelite.apimachinery.apply.managed import Managed, ManagedFieldsError
 from kubelite.apimachinery.apply.schema import Node
 from kubelite.apimachinery.apply.typed import (
@@ -36,7 +36,6 @@ from kubelite.apimachinery.apply.typed import (
 from kubelite.apimachinery.apply.updater import Conflicts, ManagedFields, Updater, VersionedSet
 from kubelite.apimachinery.errors import Cause, StatusError
 from kubelite.apimachinery.meta import Obj, deep_copy, now, rfc3339
-from kubelite.apimachinery.validation import go_quote
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 #: the manager whose applies take over client-side apply (kubectl apply --server-side's default)
@@ -119,10 +118,10 @@ def _gvk(obj: Obj) -> tuple[str, str, str]:
 def _print_manager(ident: str) -> str:
     entry = mf.parse_identifier(ident)
     if not entry:
-        return go_quote(ident)
-    text = go_quote(entry.get("manager", ""))
+        return gofmt.quote(ident)
+    text = gofmt.quote(entry.get("manager", ""))
     if entry.get("subresource"):
-        text += f" with subresource {go_quote(entry['subresource'])}"
+        text += f" with subresource {gofmt.quote(entry['subresource'])}"
     if entry.get("operation") == mf.UPDATE:
         text += f" using {entry.get('apiVersion', '')}"
     return text
@@ -362,7 +361,7 @@ def _refresh_last_applied(result: Obj, config: Obj) -> None:
     applied_meta = applied.get("metadata")
     if isinstance(applied_meta, dict) and isinstance(applied_meta.get("annotations"), dict):
         applied_meta["annotations"].pop(LAST_APPLIED, None)
-    annotations[LAST_APPLIED] = go_json(applied) + "\n"
+    annotations[LAST_APPLIED] = gofmt.json(applied) + "\n"
 
 
 def _store(meta: dict[str, Any], managed: Managed) -> None:

@@ -16,14 +16,12 @@ once it has been handed to another.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Sequence
-from decimal import Decimal
 from typing import Any
 
 import orjson
 
-from kubelite.apimachinery.validation import go_quote
+from kubelite.apimachinery import gofmt
 
 _RANK_KEY, _RANK_VALUE, _RANK_INDEX = 1, 2, 3
 
@@ -106,56 +104,8 @@ def value_order(value: Any) -> tuple[Any, ...]:
 # -- JSON as Go writes it ---------------------------------------------------------------------------------
 
 
-def _go_float(value: float) -> str:
-    """strconv's shortest form as encoding/json picks it: decimal between 1e-6 and 1e21, exponent outside."""
-    if math.isnan(value) or math.isinf(value):
-        raise ValueError(f"unsupported value: {value}")
-    magnitude = abs(value)
-    if magnitude == 0 or 1e-6 <= magnitude < 1e21:
-        return format(Decimal(repr(value)).normalize(), "f")
-    text = repr(value)
-    if len(text) >= 4 and text[-4:-1] == "e-0":  # Go writes e-7, not e-07
-        text = text[:-2] + text[-1]
-    return text
-
-
-def go_json(value: Any) -> str:
-    """Compact JSON as encoding/json writes it: map keys sorted, HTML characters escaped, Go's floats."""
-    if isinstance(value, float):
-        return _go_float(value)
-    if isinstance(value, list):
-        return "[" + ",".join(go_json(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{go_json(str(k))}:{go_json(v)}" for k, v in sorted(value.items())) + "}"
-    text = orjson.dumps(value).decode()
-    if isinstance(value, str):
-        text = (
-            text.replace("<", "\\u003c")
-            .replace(">", "\\u003e")
-            .replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028")
-            .replace("\u2029", "\\u2029")
-        )
-    return text
-
-
-def _go_string(value: Any) -> str:
-    """value.ToString, which conflict messages print key values with."""
-    if value is None:
-        return "null"
-    if type(value) is bool:
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _go_float(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return go_quote(value)
-    if isinstance(value, list):
-        return "[" + ",".join(_go_string(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "".join(f"{key}={_go_string(item)}" for key, item in value.items())
-    return str(value)
+#: encoding/json's compact text, which keyed and set elements are written in
+go_json = gofmt.json
 
 
 def element_string(pe: PathElement) -> str:
@@ -164,9 +114,9 @@ def element_string(pe: PathElement) -> str:
         return "." + pe
     assert isinstance(pe, Elem)
     if pe.kind == "k":
-        return "[" + ",".join(f"{name}={_go_string(value)}" for name, value in pe.value) + "]"
+        return "[" + ",".join(f"{name}={gofmt.smd_string(value)}" for name, value in pe.value) + "]"
     if pe.kind == "v":
-        return f"[={_go_string(pe.value)}]"
+        return f"[={gofmt.smd_string(pe.value)}]"
     return f"[{pe.value}]"
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final
 
+from kubelite.apimachinery import gofmt
 from kubelite.apimachinery.apply.fieldpath import (
     Elem,
     PathElement,
@@ -32,7 +33,6 @@ from kubelite.apimachinery.apply.fieldpath import (
     value_elem,
 )
 from kubelite.apimachinery.apply.schema import BOOLEAN, DEDUCED, NUMERIC, STRING, ListType, MapType, Node
-from kubelite.apimachinery.validation import go_quote
 
 
 class _Absent:
@@ -127,7 +127,7 @@ def item_element(ltype: ListType, item: Any, index: int) -> PathElement:
                 value = defaults[key]
             else:
                 raise ItemError(
-                    f"associative list with keys has an element that omits key field {go_quote(key)} "
+                    f"associative list with keys has an element that omits key field {gofmt.quote(key)} "
                     "(and doesn't have default value)"
                 )
             fields.append((key, type(value), value))
@@ -157,34 +157,9 @@ def _equal(a: Any, b: Any) -> bool:
 # -- validation -------------------------------------------------------------------------------------------
 
 
-def _go_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return "<nil>"
-
-
 def _go_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "map[" + " ".join(f"{k}:{_go_value(v)}" for k, v in sorted(value.items())) + "]"
-    if isinstance(value, list):
-        return "[" + " ".join(_go_value(v) for v in value) + "]"
-    return str(value)
+    # structured-merge-diff prints the value with %v, its nil as null
+    return gofmt.v(value, nil="null")
 
 
 def _scalar_error(scalar: str, value: Any) -> str | None:
@@ -192,7 +167,7 @@ def _scalar_error(scalar: str, value: Any) -> str | None:
         return None
     if scalar == NUMERIC:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"expected numeric (int or float), got {_go_type(value)}"
+            return f"expected numeric (int or float), got {gofmt.type_name(value)}"
     elif scalar == STRING:
         if not isinstance(value, str):
             return f"expected string, got {_go_value(value)}"

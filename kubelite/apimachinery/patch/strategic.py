@@ -29,11 +29,10 @@ result here never contains directives: they are stripped where such values are t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
-from decimal import Decimal
 from typing import Any, Final, Protocol
 
+from kubelite.apimachinery import gofmt
 from kubelite.apimachinery.meta import deep_copy
 
 Node = Any
@@ -93,7 +92,7 @@ def apply_strategic_merge_patch(
         return deep_copy(original)
     if not isinstance(patch, dict):
         raise StrategicMergeError(
-            f"json: cannot unmarshal {_json_type(patch)} into Go value of type map[string]interface {{}}", 400
+            f"json: cannot unmarshal {gofmt.json_type(patch)} into Go value of type map[string]interface {{}}", 400
         )
     return _Merger(lookup).merge_map(deep_copy(original), deep_copy(patch), schema)
 
@@ -114,7 +113,7 @@ def _bad_set_element_order() -> StrategicMergeError:
 
 
 def _no_merge_key(item: Any, key: str) -> StrategicMergeError:
-    return StrategicMergeError(f"map: {_go_v(item)} does not contain declared merge key: {key}")
+    return StrategicMergeError(f"map: {gofmt.v(item)} does not contain declared merge key: {key}")
 
 
 def _bad_arg_type(expected: Any, actual: Any) -> StrategicMergeError:
@@ -122,7 +121,7 @@ def _bad_arg_type(expected: Any, actual: Any) -> StrategicMergeError:
 
 
 def _bad_patch_type(directive: Any, patch: dict[str, Any]) -> StrategicMergeError:
-    return StrategicMergeError(f"unknown patch type: {_go_s(directive)} in map: {_go_v(patch)}")
+    return StrategicMergeError(f"unknown patch type: {gofmt.s(directive)} in map: {gofmt.v(patch)}")
 
 
 # --- Go value semantics -------------------------------------------------------------------------------------
@@ -156,66 +155,8 @@ def _ident(value: Any) -> tuple[str, Any]:
 
 
 def _go_type(value: Any) -> str:
-    names = {
-        "nil": "%!s(<nil>)",
-        "map": "map[string]interface {}",
-        "slice": "[]interface {}",
-    }
-    kind = _kind(value)
-    return names.get(kind, kind)
-
-
-def _go_s(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "%!s(<nil>)"
-    return f"%!s({_go_type(value)}={_go_v(value)})"
-
-
-def _go_v(value: Any) -> str:
-    """Go's fmt %v of a decoded JSON value: `map[k:v k2:v2]` with sorted keys, `[a b]`, `<nil>`."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _go_float(value)
-    if isinstance(value, dict):
-        return "map[" + " ".join(f"{k}:{_go_v(value[k])}" for k in sorted(value)) + "]"
-    if isinstance(value, list | tuple):
-        return "[" + " ".join(_go_v(v) for v in value) + "]"
-    return str(value)
-
-
-def _go_float(value: float) -> str:
-    """%v of a float64: the shortest digits, in exponent form for magnitudes below 1e-4 or from 1e6 on."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
-    assert isinstance(exponent, int)
-    text = "".join(map(str, digits))
-    point = len(text) + exponent  # digits before the decimal point
-    exp10 = point - 1
-    prefix = "-" if sign else ""
-    # strconv's shortest %g switches to exponent form at 10^-5 and at 10^6 (precision 6 for the decision)
-    if exp10 < -4 or exp10 >= 6:
-        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
-        return f"{prefix}{mantissa}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
-    if point <= 0:
-        return f"{prefix}0.{'0' * -point}{text}"
-    if point >= len(text):
-        return prefix + text + "0" * (point - len(text))
-    return f"{prefix}{text[:point]}.{text[point:]}"
-
-
-def _json_type(value: Any) -> str:
-    kind = _kind(value)
-    return {"slice": "array", "int64": "number", "float64": "number"}.get(kind, kind)
+    # %s of reflect.TypeOf(value): a nil interface has no type
+    return gofmt.type_name(value) if value is not None else gofmt.s(None)
 
 
 # --- directive helpers --------------------------------------------------------------------------------------
@@ -265,7 +206,7 @@ def _parse_strategy(raw: str) -> str:
         return "" if parts[0] == _RETAIN_KEYS_STRATEGY else parts[0]
     if len(parts) == 2 and _RETAIN_KEYS_STRATEGY in parts:
         return parts[1] if parts[0] == _RETAIN_KEYS_STRATEGY else parts[0]
-    raise StrategicMergeError(f"unexpected patch strategy: {_go_v(parts)}")
+    raise StrategicMergeError(f"unexpected patch strategy: {gofmt.v(parts)}")
 
 
 def _element_kind(*lists: list[Any]) -> str:
@@ -279,7 +220,7 @@ def _element_kind(*lists: list[Any]) -> str:
                 if kind == "slice":
                     raise StrategicMergeError("lists of lists are not supported", 422)
             elif kind != found:
-                raise StrategicMergeError(f"list element types are not identical: {_go_v(list(lists))}")
+                raise StrategicMergeError(f"list element types are not identical: {gofmt.v(list(lists))}")
     if found is None:
         raise StrategicMergeError("no elements in any of the given slices")
     return found
@@ -448,8 +389,8 @@ def _check_element_order(patch_list: list[Any], order: list[Any], merge_key: str
         s += 1
     if p < len(kept) and s >= len(order):
         raise StrategicMergeError(
-            f"the order in patch list:\n{_go_v(patch_list)}\n"
-            f" doesn't match {SET_ELEMENT_ORDER} list:\n{_go_v(order)}"
+            f"the order in patch list:\n{gofmt.v(patch_list)}\n"
+            f" doesn't match {SET_ELEMENT_ORDER} list:\n{gofmt.v(order)}"
         )
 
 

@@ -21,7 +21,7 @@ from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import go_quote
-from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.apply_schema import field_manager
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
@@ -121,6 +121,8 @@ async def apply(request: web.Request, scope: RequestScope, info: RequestInfo) ->
 
     async def applied(current: Obj | None) -> Obj:
         config = decode_configuration(body)
+        # the configuration's numbers as the kind's Go type holds them: one its field cannot hold is refused
+        field_validation.refuse_unfit_integers(scope.spec, config)
         new = manager.apply(current, config, write.field_manager, force=force)
         if strict:
             findings = duplicate_keys(body)

@@ -1,14 +1,15 @@
 """Server-side apply's view of the built-in kinds, and the field managers of their endpoints.
 
-The apply machinery (kubelite.apimachinery.apply) works on schema nodes; this module builds them from the
-same kubernetes-validate definitions that back our OpenAPI documents, the way kube-openapi's schemaconv
-reads kube's own: `x-kubernetes-list-type` atomic/set/map with `x-kubernetes-list-map-keys`, else a list
-with patch strategy `merge` is a map-list by its merge key (a set without one), else atomic;
-`x-kubernetes-map-type` atomic or granular, also beside a `$ref`; objects without declared properties and
-preserve-unknown-fields objects take any keys; int-or-string, quantities and times are untyped scalars;
-RawExtension is atomic. Two facts the definitions lack come from elsewhere: which struct fields Go always
-writes and which it leaves out when zero (the protobuf schema's Go pointer/omitempty marks), because kube
-compares Go objects; and the `+default` of list key fields (ContainerPort and ServicePort protocol TCP).
+The apply machinery (kubelite.apimachinery.apply) works on its own schema atoms; this module builds them
+from the schema model every layer shares (kubelite.apimachinery.schema), built-in kinds and schemas added
+at run time alike, the way kube-openapi's schemaconv reads kube's OpenAPI: `x-kubernetes-list-type`
+atomic/set/map with `x-kubernetes-list-map-keys`, else a list with patch strategy `merge` is a map-list by
+its merge key (a set without one), else atomic; `x-kubernetes-map-type` atomic or granular, also beside a
+`$ref`; objects without declared properties and preserve-unknown-fields objects take any keys;
+int-or-string, quantities and times are untyped scalars; RawExtension is atomic. Two facts the
+definitions lack come from elsewhere: which struct fields Go always writes and which it leaves out when
+zero (the protobuf schema's Go pointer/omitempty marks), because kube compares Go objects; and the
+`+default` of list key fields (ContainerPort and ServicePort protocol TCP).
 
 It also offers the two calls a write path makes to record managedFields (`track_create`, `track_update`).
 """
@@ -19,7 +20,6 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any
 
-from kubelite.apimachinery import schema_definitions as schemas
 from kubelite.apimachinery.apply.created import CreateRecorder
 from kubelite.apimachinery.apply.fieldmanager import FieldManager, manager_or_user_agent
 from kubelite.apimachinery.apply.fieldpath import Set
@@ -36,9 +36,9 @@ from kubelite.apimachinery.apply.schema import (
 )
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.protobuf import schema as protobuf_schema
+from kubelite.apimachinery.schema import SchemaNode, is_dangling, registry
 from kubelite.registry.spec import ResourceSpec
 
-_REF_PREFIX = "#/$defs/"
 _QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 _RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
@@ -137,60 +137,49 @@ class GoShapes:
 
 
 class SchemaBuilder:
-    """Schema nodes built on demand from named JSON-schema definitions (`#/$defs/<name>` references)."""
+    """Apply's atoms, built on demand from schema model nodes and kept in them (`SchemaNode.compiled`)."""
 
-    def __init__(self, definitions: Mapping[str, dict[str, Any]], shapes: GoShapes | None = None) -> None:
-        self._definitions = definitions
+    def __init__(self, shapes: GoShapes | None = None) -> None:
         self._shapes = shapes
-        self._nodes: dict[tuple[str, bool | None, bool], Node] = {}
 
-    def definition(self, name: str, *, atomic: bool | None = None, preserve: bool = False) -> Node:
+    def of(self, schema: SchemaNode, *, preserve: bool = False) -> Node:
+        """The node of any schema node: a reference or a definition (shared), or an inline schema."""
+        if schema.ref is not None:
+            return self.definition(schema.target, atomic=_map_atomic(schema), preserve=preserve)
+        if schema.name:
+            return self.definition(schema, preserve=preserve)
+        node = Node()
+        self._fill(node, schema, preserve, "")
+        return node
+
+    def definition(self, schema: SchemaNode, *, atomic: bool | None = None, preserve: bool = False) -> Node:
         """The node of a definition; `atomic` overrides its map type (set beside the reference)."""
-        key = (name, atomic, preserve)
-        node = self._nodes.get(key)
+        key = (self, atomic, preserve)
+        node: Node | None = schema.compiled.get(key)
         if node is not None:
             return node
+        name = schema.name
         if name in (_QUANTITY, _INT_OR_STRING):
-            node = self._nodes[key] = Node(scalar=UNTYPED, name=name)
+            node = schema.compiled[key] = Node(scalar=UNTYPED, name=name)
             return node
         if name == _RAW_EXTENSION:
             return UNTYPED_ATOMIC
-        schema = self._definitions.get(name)
-        if schema is None:
+        if is_dangling(schema):
             return DEDUCED
-        node = self._nodes[key] = Node(name=name)  # cached before it is filled: definitions may recurse
+        node = schema.compiled[key] = Node(name=name)  # kept before it is filled: definitions may recurse
         self._fill(node, schema, preserve, name)
         if atomic is not None and node.map is not None:
             node.map.atomic = atomic
         return node
 
-    def node(self, schema: Mapping[str, Any], *, preserve: bool = False) -> Node:
-        """The node of an inline schema (a property, items, additionalProperties)."""
-        ref = self._ref(schema)
-        if ref is not None:
-            atomic = _map_atomic(schema)
-            return self.definition(ref, atomic=atomic, preserve=preserve)
-        node = Node()
-        self._fill(node, schema, preserve, "")
-        return node
-
-    def _ref(self, schema: Mapping[str, Any]) -> str | None:
-        ref = schema.get("$ref")
-        if ref is None:
-            all_of = schema.get("allOf")
-            if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
-                ref = all_of[0].get("$ref")
-        return ref.removeprefix(_REF_PREFIX) if isinstance(ref, str) else None
-
-    def _fill(self, node: Node, schema: Mapping[str, Any], preserve: bool, name: str) -> None:
-        if schema.get("x-kubernetes-preserve-unknown-fields") is True:
+    def _fill(self, node: Node, schema: SchemaNode, preserve: bool, name: str) -> None:
+        if schema.preserve_unknown_fields:
             preserve = True
-        if "oneOf" in schema or "anyOf" in schema or schema.get("x-kubernetes-int-or-string"):
+        if schema.composite or schema.int_or_string:
             node.scalar = UNTYPED
             return
-        declared = schema.get("type")
-        types = declared if isinstance(declared, list) else [declared] if declared else []
-        kind = next((t for t in types if t != "null"), "")
+        types = schema.types
+        kind = next(iter(types)) if len(types) == 1 else ""
         if kind == "object":
             node.map = self._map(schema, preserve, name)
         elif kind == "array":
@@ -200,66 +189,58 @@ class SchemaBuilder:
         elif kind == "boolean":
             node.scalar = BOOLEAN
         elif kind == "string":
-            node.scalar = STRING if schema.get("format", "") in ("", "byte") else UNTYPED
-        elif kind == "":
+            node.scalar = STRING if schema.format in ("", "byte") else UNTYPED
+        elif not types:
             node.scalar = UNTYPED
-            node.list = self._list(schema, preserve) if "items" in schema else ListType(UNTYPED_ATOMIC, True)
+            node.list = self._list(schema, preserve) if schema.items is not None else ListType(UNTYPED_ATOMIC, True)
             node.map = self._map(schema, preserve, name)
         else:
             node.scalar = UNTYPED
 
-    def _map(self, schema: Mapping[str, Any], preserve: bool, name: str) -> MapType:
-        properties = schema.get("properties")
+    def _map(self, schema: SchemaNode, preserve: bool, name: str) -> MapType:
         fields: dict[str, Node] = {}
-        if isinstance(properties, dict):
-            for key, prop in properties.items():
-                if isinstance(prop, dict):
-                    fields[key] = self.node(prop, preserve=preserve)
-        extra = schema.get("additionalProperties")
+        for key, prop in (schema.properties or {}).items():
+            fields[key] = self.of(prop, preserve=preserve)
         elem: Node | None
-        if isinstance(extra, dict):
-            elem = self.node(extra, preserve=preserve)
-        elif extra is True:
+        if schema.additional is not None:
+            elem = self.of(schema.additional, preserve=preserve)
+        elif schema.additional_allowed is True:
             elem = DEDUCED
-        elif extra is False:
+        elif schema.additional_allowed is False:
             elem = None
         else:  # no additionalProperties: free-form unless properties are declared
             elem = DEDUCED if preserve or not fields else None
         mtype = MapType(fields=fields, elem=elem, atomic=bool(_map_atomic(schema)))
         if name:
             mtype.defaults = dict(KEY_DEFAULTS.get(name, {}))
-            for key, prop in (properties or {}).items():
-                if isinstance(prop, dict) and "default" in prop:
-                    mtype.defaults.setdefault(key, prop["default"])
+            for key, prop in (schema.properties or {}).items():
+                if prop.has_default:
+                    mtype.defaults.setdefault(key, prop.default)
             if self._shapes is not None:
                 message = _message_of(name)
                 mtype.zero = self._shapes.zero_fields(message)
                 mtype.omitted = self._shapes.omitted(message)
         return mtype
 
-    def _list(self, schema: Mapping[str, Any], preserve: bool) -> ListType:
-        items = schema.get("items")
-        item = self.node(items, preserve=preserve) if isinstance(items, dict) else UNTYPED_ATOMIC
-        list_type = schema.get("x-kubernetes-list-type")
+    def _list(self, schema: SchemaNode, preserve: bool) -> ListType:
+        item = self.of(schema.items, preserve=preserve) if schema.items is not None else UNTYPED_ATOMIC
+        list_type = schema.list_type
         if list_type == "map":
-            keys = schema.get("x-kubernetes-list-map-keys")
-            names = tuple(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else ()
-            return ListType(item, atomic=False, keys=names)
+            return ListType(item, atomic=False, keys=schema.list_map_keys)
         if list_type == "set":
             return ListType(item, atomic=False)
-        if list_type is not None:
+        if list_type:
             return ListType(item, atomic=True)
-        if schema.get("x-kubernetes-patch-strategy") in ("merge", "merge,retainKeys"):
-            key = schema.get("x-kubernetes-patch-merge-key")
-            return ListType(item, atomic=False, keys=(key,) if isinstance(key, str) else ())
+        if schema.patch_strategy in ("merge", "merge,retainKeys"):
+            key = schema.patch_merge_key
+            return ListType(item, atomic=False, keys=(key,) if key else ())
         return ListType(item, atomic=True)
 
 
-def _map_atomic(schema: Mapping[str, Any]) -> bool | None:
-    value = schema.get("x-kubernetes-map-type")
-    if value == "atomic":
+def _map_atomic(schema: SchemaNode) -> bool | None:
+    if schema.map_type == "atomic":
         return True
-    if value == "granular":
+    if schema.map_type == "granular":
         return False
     return None
 
@@ -268,13 +249,13 @@ def _map_atomic(schema: Mapping[str, Any]) -> bool | None:
 def builder() -> SchemaBuilder:
     """The builder over the definitions of the Kubernetes version we serve."""
     proto = protobuf_schema.load()
-    return SchemaBuilder(schemas.definitions(), GoShapes(proto.messages, proto.special))
+    return SchemaBuilder(GoShapes(proto.messages, proto.special))
 
 
 def root_node(group: str, version: str, kind: str) -> Node:
     """The schema of a kind; kinds without one take any fields (as kube treats schemaless objects)."""
-    name = schemas.definition_for(group, version, kind)
-    return DEDUCED if name is None else builder().definition(name)
+    model = registry().model(group, version, kind)
+    return DEDUCED if model is None else builder().of(model)
 
 
 def reset_fields(spec: ResourceSpec, subresource: str, *, status_resets_labels: bool = False) -> Set:
@@ -290,11 +271,19 @@ def reset_fields(spec: ResourceSpec, subresource: str, *, status_resets_labels: 
     return Set()
 
 
-@lru_cache(maxsize=512)
 def field_manager(spec: ResourceSpec, subresource: str = "", *, status_resets_labels: bool = False) -> FieldManager:
-    """The field manager of a resource or of one of its subresources."""
+    """The field manager of a resource or of one of its subresources, for the kind's current schema."""
+    model = registry().model(spec.group, spec.version, spec.kind)
+    return _field_manager(spec, model, subresource, status_resets_labels)
+
+
+# keyed by the model too: a schema added or replaced at run time gets managers of its own
+@lru_cache(maxsize=512)
+def _field_manager(
+    spec: ResourceSpec, model: SchemaNode | None, subresource: str, status_resets_labels: bool
+) -> FieldManager:
     return FieldManager(
-        root_node(spec.group, spec.version, spec.kind),
+        DEDUCED if model is None else builder().of(model),
         spec.group,
         spec.version,
         spec.kind,
@@ -303,9 +292,13 @@ def field_manager(spec: ResourceSpec, subresource: str = "", *, status_resets_la
     )
 
 
-@lru_cache(maxsize=512)
 def create_recorder(spec: ResourceSpec) -> CreateRecorder:
-    return CreateRecorder(field_manager(spec))
+    return _create_recorder(field_manager(spec))
+
+
+@lru_cache(maxsize=512)
+def _create_recorder(manager: FieldManager) -> CreateRecorder:
+    return CreateRecorder(manager)
 
 
 def track_create(spec: ResourceSpec, obj: Obj, manager: str) -> Obj:

@@ -1,6 +1,10 @@
-"""fieldValidation=Strict|Warn|Ignore: unknown and duplicate fields in a request body, checked against the
-kind's published schema (kube's strict decoding). Strict turns findings into a 400, Warn into `Warning`
-headers, Ignore says nothing. Unknown fields are always dropped, as decoding into kube's Go types does."""
+"""Decoding into kube's Go types, checked against the kind's schema model (kubelite.apimachinery.schema).
+
+fieldValidation=Strict|Warn|Ignore: unknown and duplicate fields in a request body (kube's strict decoding).
+Strict turns findings into a 400, Warn into `Warning` headers, Ignore says nothing. Unknown fields are always
+dropped, as decoding into Go types does. Whatever the directive, what Go's decoder refuses is a 400 with its
+text: a value of the wrong JSON type, an integer its int32 / int64 field cannot hold, a float where an
+integer belongs."""
 
 from __future__ import annotations
 
@@ -8,39 +12,38 @@ import json
 import re
 from typing import Any
 
-from kubelite.apimachinery import errors, serializers
-from kubelite.apimachinery import schema_definitions as schemas
+from kubelite.apimachinery import errors, gofmt
+from kubelite.apimachinery.schema import SchemaNode, registry
 from kubelite.registry.spec import ResourceSpec
 
 _MAX_FINDINGS = 100
 
+#: the key of this layer's compiled form in SchemaNode.compiled
+_COMPILED = "field_validation"
 
-def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return schemas.definitions().get(ref[len("#/$defs/") :], {})
-    return schema
+#: the values a Go integer field of each format holds
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
-def _go_type(schema: dict[str, Any], types: set[str]) -> str:
+def _go_type(node: SchemaNode, types: frozenset[str]) -> str:
     if "string" in types and "integer" in types:
         return "intstr.IntOrString"
-    kind = next(iter(sorted(types)))
+    kind = min(types)
     if kind == "integer":
-        return "int32" if schema.get("format") == "int32" else "int64"
+        return "int32" if node.format == "int32" else "int64"
     if kind == "array":
-        return "[]" + _go_type(_resolve(schema.get("items") or {}), {"string"}) if schema.get("items") else "[]"
+        # the element's Go type is not what kube's tests look at; every list reads as []string
+        return "[]string" if node.items is not None else "[]"
     if kind == "object":
-        extra = schema.get("additionalProperties")
-        return "map[string]string" if isinstance(extra, dict) else "struct"
+        return "map[string]string" if node.additional is not None else "struct"
     return {"string": "string", "number": "float64", "boolean": "bool"}.get(kind, kind)
 
 
 class _Shape:
     """A schema node compiled for the walk: its fields, what its values may be, and the Go names its type
-    errors use. One per definition, built on first use, so a request walks attributes, not JSON schema."""
+    errors use. One per node, built on first use and kept in the node, so a request walks attributes."""
 
-    __slots__ = ("extra", "go_type", "items", "opaque", "properties", "struct", "types")
+    __slots__ = ("extra", "go_type", "int_range", "items", "opaque", "properties", "struct", "types")
 
     def __init__(self) -> None:
         self.properties: dict[str, _Shape] | None = None
@@ -50,49 +53,37 @@ class _Shape:
         self.opaque = False
         #: the JSON types the field takes; empty when anything goes
         self.types: frozenset[str] = frozenset()
-        self.struct = ""  # the Go struct, for a $ref to a definition
+        self.struct = ""  # the Go struct, for a definition
         self.go_type = ""
+        #: the values a Go int32 / int64 field holds; None for other fields
+        self.int_range: tuple[int, int] | None = None
 
 
-_shapes: dict[str, _Shape] = {}
-
-
-def _shape(schema: dict[str, Any]) -> _Shape:
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        name = ref[len("#/$defs/") :]
-        cached = _shapes.get(name)
-        if cached is None:
-            # registered before it is filled, so definitions that contain themselves end
-            cached = _shapes[name] = _Shape()
-            _fill(cached, schemas.definitions().get(name, {}), name.rsplit(".", 1)[-1])
-        return cached
-    shape = _Shape()
-    _fill(shape, schema, "")
+def _shape(node: SchemaNode) -> _Shape:
+    target = node.target  # a reference reads as the definition it names
+    cached = target.compiled.get(_COMPILED)
+    if cached is None:
+        # kept before it is filled, so definitions that contain themselves end
+        cached = target.compiled[_COMPILED] = _Shape()
+        _fill(cached, target, target.name.rsplit(".", 1)[-1] if target.name else "")
+    shape: _Shape = cached
     return shape
 
 
-def _fill(shape: _Shape, schema: dict[str, Any], struct: str) -> None:
-    declared = schema.get("type")
-    types = set(declared) if isinstance(declared, list) else {declared} if declared else set()
-    for option in schema.get("oneOf") or ():
-        option_type = option.get("type")
-        types.update(option_type if isinstance(option_type, list) else [option_type])
-    types.discard("null")
-    types.discard(None)
-    shape.types = frozenset(types)
+def _fill(shape: _Shape, node: SchemaNode, struct: str) -> None:
+    types = node.types
+    shape.types = types
     shape.struct = struct
-    shape.go_type = (f"v1.{struct}" if struct else _go_type(schema, types)) if types else ""
-    shape.opaque = bool(schema.get("x-kubernetes-preserve-unknown-fields") or "oneOf" in schema)
-    properties = schema.get("properties")
-    if properties is not None:
-        shape.properties = {key: _shape(child) for key, child in properties.items()}
-    extra = schema.get("additionalProperties")
-    if isinstance(extra, dict):
-        shape.extra = _shape(extra)
-    items = schema.get("items")
-    if isinstance(items, dict):
-        shape.items = _shape(items)
+    shape.go_type = (f"v1.{struct}" if struct else _go_type(node, types)) if types else ""
+    shape.opaque = node.preserve_unknown_fields or node.composite
+    if types == {"integer"}:
+        shape.int_range = _INT_RANGES.get(node.format or "int64")
+    if node.properties is not None:
+        shape.properties = {key: _shape(child) for key, child in node.properties.items()}
+    if node.additional is not None:
+        shape.extra = _shape(node.additional)
+    if node.items is not None:
+        shape.items = _shape(node.items)
 
 
 def _fits(value: Any, types: frozenset[str]) -> bool:
@@ -121,30 +112,120 @@ def _fits(value: Any, types: frozenset[str]) -> bool:
     return False
 
 
+class _Mistyped:
+    """A value decoding into Go types refuses: why, where, and for a number its text when known."""
+
+    __slots__ = ("go_type", "owner", "path", "value")
+
+    def __init__(self, value: Any, owner: str, path: str, go_type: str) -> None:
+        self.value = value
+        self.owner = owner
+        self.path = path
+        self.go_type = go_type
+
+    def message(self, numbers: _NumberText | None) -> str:
+        value = self.value
+        if type(value) is bool or not isinstance(value, int | float) or self.go_type not in _INT_RANGES:
+            what = gofmt.json_type(value)
+        else:  # encoding/json names the number it could not store in an integer by its text
+            literal = numbers.at(self.path) if numbers is not None else None
+            what = "number " + (literal if literal is not None else _number_text(value))
+        return f"json: cannot unmarshal {what} into Go struct field {self.owner}.{self.path} of type {self.go_type}"
+
+
+def _number_text(value: int | float) -> str:
+    """A number as the JSON kube decodes would carry it: YAML and patched objects reach kube's decoder
+    re-encoded by encoding/json, where an integer beyond 64 bits has become a float64."""
+    if isinstance(value, int) and -(2**63) <= value < 2**64:
+        return str(value)
+    return gofmt.float_json(float(value))
+
+
+class _Literal(str):
+    """A number's text in a JSON body."""
+
+
+class _NumberText:
+    """The JSON text an object's numbers were written in, read (once) only when a number's text is asked for:
+    for an error message, or whether a float was written as one."""
+
+    __slots__ = ("_body", "_document")
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+        self._document: Any = _UNREAD
+
+    def at(self, path: str) -> str | None:
+        """The text of the number at `path` (`spec.template.spec.containers[0].ports[1].containerPort`);
+        None when the text or the path cannot be followed."""
+        if self._document is _UNREAD:
+            try:
+                self._document = json.loads(self._body, parse_int=_Literal, parse_float=_Literal)
+            except ValueError:
+                self._document = None
+        node = self._document
+        rest = path
+        while rest:
+            if rest[0] == "[":
+                end = rest.find("]")
+                if end < 0 or not isinstance(node, list) or not rest[1:end].isdigit() or int(rest[1:end]) >= len(node):
+                    return None
+                node = node[int(rest[1:end])]
+                rest = rest[end + 1 :]
+                continue
+            rest = rest.removeprefix(".")
+            if not isinstance(node, dict):
+                return None
+            # the longest key that the path continues with: map keys may hold dots themselves
+            key = max(
+                (k for k in node if rest.startswith(k) and rest[len(k) : len(k) + 1] in ("", ".", "[")),
+                key=len,
+                default=None,
+            )
+            if key is None:
+                return None
+            node = node[key]
+            rest = rest[len(key) :]
+        return str(node) if isinstance(node, _Literal) else None
+
+
+_UNREAD: Any = object()
+
+
 def _walk(
     value: Any,
     shape: _Shape,
     path: str,
-    found: list[str],
-    mistyped: list[str] | None,
+    found: list[str] | None,
+    mistyped: list[_Mistyped] | None,
     owner: str,
     members: list[int] | None,
-) -> None:
-    """Prune unknown fields below `value`; `owner` is the Go struct that holds the field at `path`.
-    `members[0]` counts the object members seen, pruned ones included (see `_may_repeat_keys`)."""
+    literals: _NumberText | None = None,
+) -> int | None:
+    """Prune unknown fields below `value` into `found` (None: leave them); `owner` is the Go struct that
+    holds the field at `path`.
+    `members[0]` counts the object members seen, pruned ones included (see `_may_repeat_keys`).
+    `literals`: the JSON text the numbers were written in, where a float written as one (even `2.0`) is no
+    integer. Returns the integer that replaces an integral float in an integer field, else None."""
     if (
         mistyped is not None
         and path
         and value is not None  # null decodes into any field as its zero value
         and shape.types
         and len(mistyped) < _MAX_FINDINGS
-        and not _fits(value, shape.types)
     ):
-        mistyped.append(
-            f"json: cannot unmarshal {serializers.go_json_type(value)} into Go struct field "
-            f"{owner}.{path} of type {shape.go_type}"
-        )
-        return
+        if not _fits(value, shape.types):
+            mistyped.append(_Mistyped(value, owner, path, shape.go_type))
+            return None
+        int_range = shape.int_range
+        if int_range is not None and type(value) is not bool:
+            if not int_range[0] <= value <= int_range[1] or (
+                type(value) is float and literals is not None and literals.at(path) is not None
+            ):
+                mistyped.append(_Mistyped(value, owner, path, shape.go_type))
+                return None
+            if type(value) is float:  # 2.0 from YAML or a patch: Go's integer field holds 2
+                return int(value)
     if shape.struct:
         owner = shape.struct
     if shape.opaque:
@@ -164,8 +245,10 @@ def _walk(
             if child is None and extra is not None:
                 child = extra
             if child is not None:
-                _walk(value[key], child, child_path, found, mistyped, owner, members)
-            elif properties is not None:
+                fixed = _walk(value[key], child, child_path, found, mistyped, owner, members, literals)
+                if fixed is not None:
+                    value[key] = fixed
+            elif properties is not None and found is not None:
                 if len(found) < _MAX_FINDINGS:  # the report is capped; the pruning is not
                     found.append(child_path)
                 if members is not None:
@@ -177,7 +260,9 @@ def _walk(
         items = shape.items
         if items is not None:
             for index, child_value in enumerate(value):
-                _walk(child_value, items, f"{path}[{index}]", found, mistyped, owner, members)
+                fixed = _walk(child_value, items, f"{path}[{index}]", found, mistyped, owner, members, literals)
+                if fixed is not None:
+                    value[index] = fixed
         elif members is not None:
             members[0] += _count_members(value)
 
@@ -216,18 +301,34 @@ def _may_repeat_keys(body: bytes, members: int) -> bool:
 
 
 def prune_unknown_fields(
-    spec: ResourceSpec, obj: Any, mistyped: list[str] | None = None, members: list[int] | None = None
+    spec: ResourceSpec,
+    obj: Any,
+    mistyped: list[_Mistyped] | None = None,
+    members: list[int] | None = None,
+    *,
+    literals: bytes | None = None,
 ) -> list[str]:
     """Drop fields the kind's schema does not know, in place; returns their paths. With `mistyped`, also
-    collect the values whose JSON type does not fit their field (what decoding into Go types refuses); with
-    `members`, count the object members in `members[0]`."""
-    name = schemas.definition_for(spec.group, spec.version, spec.kind)
-    if name is None:
+    collect the values decoding into Go types refuses (a JSON type that does not fit the field, an integer
+    outside its int32 / int64, a float where an integer belongs); with `members`, count the object members
+    in `members[0]`. `literals`: the JSON text `obj`'s numbers were read from, whose `2.0` is a float to Go."""
+    return _prune(spec, obj, mistyped, members, _NumberText(literals) if literals is not None else None)
+
+
+def _prune(
+    spec: ResourceSpec,
+    obj: Any,
+    mistyped: list[_Mistyped] | None,
+    members: list[int] | None,
+    numbers: _NumberText | None,
+) -> list[str]:
+    model = registry().model(spec.group, spec.version, spec.kind)
+    if model is None:
         if members is not None:
             members[0] += _count_members(obj)
         return []
     found: list[str] = []
-    _walk(obj, _shape({"$ref": "#/$defs/" + name}), "", found, mistyped, spec.kind, members)
+    _walk(obj, _shape(model), "", found, mistyped, spec.kind, members, numbers)
     return found
 
 
@@ -235,25 +336,24 @@ class _Members(list[tuple[str, Any]]):
     """A JSON object as it was written: every member in order, repeated keys included."""
 
 
-def _document_findings(value: Any, schema: dict[str, Any], path: str, found: list[str]) -> None:
+def _document_findings(value: Any, node: SchemaNode, path: str, found: list[str]) -> None:
     """Unknown and duplicate fields in the order they appear in the body, as kube's strict decoder reports
     them; a key both unknown and repeated is reported once, as unknown."""
     if len(found) >= _MAX_FINDINGS:
         return
-    schema = _resolve(schema)
-    if schema.get("x-kubernetes-preserve-unknown-fields") or "oneOf" in schema:
+    node = node.target
+    if node.preserve_unknown_fields or node.composite:
         return
     if isinstance(value, _Members):
-        properties = schema.get("properties")
-        extra = schema.get("additionalProperties")
+        properties = node.properties
+        extra = node.additional
         seen: set[str] = set()
         for key, child in value:
             child_path = f"{path}.{key}" if path else key
-            if properties is not None and key in properties:
-                child_schema = properties[key]
-            elif isinstance(extra, dict):
-                child_schema = extra
-            else:
+            child_node = properties.get(key) if properties is not None else None
+            if child_node is None:
+                child_node = extra
+            if child_node is None:
                 if properties is not None and key not in seen:
                     found.append(f'unknown field "{child_path}"')
                 seen.add(key)
@@ -261,10 +361,10 @@ def _document_findings(value: Any, schema: dict[str, Any], path: str, found: lis
             if key in seen:
                 found.append(f'duplicate field "{child_path}"')
             seen.add(key)
-            _document_findings(child, child_schema, child_path, found)
+            _document_findings(child, child_node, child_path, found)
     elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
+        items = node.items
+        if items is not None:
             for index, child in enumerate(value):
                 _document_findings(child, items, f"{path}[{index}]", found)
 
@@ -272,27 +372,74 @@ def _document_findings(value: Any, schema: dict[str, Any], path: str, found: lis
 def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
     """What strict decoding of a JSON body says: `unknown field "a.b"` and `duplicate field "a.c"`, in order;
     None when the body cannot be read here."""
-    name = schemas.definition_for(spec.group, spec.version, spec.kind)
-    if name is None:
+    model = registry().model(spec.group, spec.version, spec.kind)
+    if model is None:
         return []
     try:
         document = json.loads(body, object_pairs_hook=_Members)
     except ValueError:
         return None
     found: list[str] = []
-    _document_findings(document, schemas.definitions()[name], "", found)
+    _document_findings(document, model, "", found)
     return found
 
 
-def check(spec: ResourceSpec, obj: Any, body: bytes, directive: str | None, is_json: bool) -> list[str]:
-    """Run the check the directive asks for; returns Warning header values, or raises a 400 for Strict."""
-    mistyped: list[str] = []
-    members = [0]
-    findings = [f'unknown field "{path}"' for path in prune_unknown_fields(spec, obj, mistyped, members)]
+_INT32_MIN, _INT32_MAX = _INT_RANGES["int32"]
+
+
+def _has_float_or_wide_int(value: Any) -> bool:
+    """Whether any number below `value` is a float or beyond int32: else every integer field fits, and the
+    schema need not be walked (a plain scan costs a fraction of the walk)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind is dict:
+            pending.extend(item.values())
+        elif kind is list:
+            pending.extend(item)
+        elif kind is float or (kind is int and not _INT32_MIN <= item <= _INT32_MAX):
+            return True
+    return False
+
+
+def refuse_unfit_integers(spec: ResourceSpec, obj: Any) -> None:
+    """Raise the 400 kube's decoder gives for the first integer field of `obj` holding a number the field
+    cannot (out of its int32 / int64, or a fraction), as for an applied configuration, whose other
+    mistakes its typed conversion reports; integral floats in integer fields become integers. Unknown
+    fields are left alone."""
+    model = registry().model(spec.group, spec.version, spec.kind)
+    if model is None or not _has_float_or_wide_int(obj):
+        return
+    found: list[_Mistyped] = []
+    _walk(obj, _shape(model), "", None, found, spec.kind, None)
+    mistyped = [m for m in found if m.go_type in _INT_RANGES and type(m.value) in (int, float)]
     if mistyped:
-        raise errors.bad_request(
-            f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {mistyped[0]}'
-        )
+        why = mistyped[0].message(None)
+        raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
+
+
+def check(
+    spec: ResourceSpec,
+    obj: Any,
+    body: bytes,
+    directive: str | None,
+    is_json: bool,
+    *,
+    numbers: bytes | None = None,
+) -> list[str]:
+    """Run the check the directive asks for; returns Warning header values, or raises a 400 for Strict.
+    `numbers`: for an object that is not `body` decoded, the JSON text its new numbers were written in (a
+    merge patch, which kube applies to JSON text, so a number keeps its text)."""
+    mistyped: list[_Mistyped] = []
+    members = [0]
+    text = body if is_json else numbers
+    numbers = _NumberText(text) if text is not None else None
+    pruned = _prune(spec, obj, mistyped, members, numbers)
+    why = mistyped[0].message(numbers) if mistyped else ""
+    findings = [f'unknown field "{path}"' for path in pruned]
+    if mistyped:
+        raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
     if directive == "Ignore":  # still pruned: Ignore only silences what decoding drops
         return []
     # unset means Warn, as in kube

@@ -105,7 +105,8 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         if current is None:
             raise errors.not_found(scope.spec.group_resource, info.name)
         new = apply(current)
-        warnings[:] = field_validation.check(scope.spec, new, b"", directive, False)
+        numbers = body if content_type == serializers.MERGE_PATCH else None  # kube merges JSON text
+        warnings[:] = field_validation.check(scope.spec, new, b"", directive, False, numbers=numbers)
         return new
 
     async def mutate(new: Obj, old: Obj | None) -> Obj:

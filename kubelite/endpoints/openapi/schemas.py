@@ -13,16 +13,17 @@ from what kube serves in a few mechanical ways, which this module undoes:
   `oneOf` of the plain types (IntOrString with `format: int-or-string`), its v2 as formatted strings.
 
 The file is 1.6 MB, so it is read on first use only, and every definition is converted at most once per
-flavour.
+flavour. Which definitions a document needs is read from the schema model's resolved references
+(kubelite.apimachinery.schema); a definition's text is its model node's source.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from functools import cache
 from typing import Any, Literal
 
+from kubelite.apimachinery.schema import builtin_set
 from kubelite.apimachinery.schema_definitions import (
     INT_OR_STRING,
     QUANTITY,
@@ -110,8 +111,10 @@ def _plain_type(value: Any) -> Any:
 
 
 def closure(roots: Iterable[str]) -> list[str]:
-    """The named definitions plus every definition reachable from them, sorted."""
-    defs = definitions()
+    """The named definitions plus every definition reachable from them, sorted (references as the schema
+    model resolved them)."""
+    model = builtin_set()
+    defs = model.definitions
     seen: set[str] = set()
     stack = [name for name in roots if name in defs]
     while stack:
@@ -119,13 +122,8 @@ def closure(roots: Iterable[str]) -> list[str]:
         if name in seen:
             continue
         seen.add(name)
-        stack.extend(ref for ref in _direct_refs(name) if ref in defs and ref not in seen)
+        stack.extend(ref for ref in model.references(name) if ref in defs and ref not in seen)
     return sorted(seen)
-
-
-@cache
-def _direct_refs(name: str) -> frozenset[str]:
-    return frozenset(references(definitions()[name]))
 
 
 _converted: dict[Flavour, dict[str, dict[str, Any]]] = {"v3": {}, "v2": {}}
@@ -149,7 +147,8 @@ def _convert_definition(name: str, flavour: Flavour) -> dict[str, Any]:
     special = _SPECIAL.get(name)
     if special is not None:
         return {"description": _SPECIAL_DESCRIPTIONS[name], **special[flavour]}
-    result: dict[str, Any] = convert(definitions()[name], flavour)
+    node = builtin_set().definition(name)
+    result: dict[str, Any] = convert(node.source if node is not None else {}, flavour)
     return result
 
 

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any, Final
 
+from kubelite.apimachinery import gofmt
 from kubelite.apimachinery.validation import FIELD_IMMUTABLE, FieldError, regex_error
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.validation.common import mapping, semantic_equal, text
@@ -98,22 +99,13 @@ def go_json_object_error(data: bytes) -> str | None:
             where = "looking for beginning of object key string"
         elif exc.msg.startswith("Expecting ',' delimiter") or exc.msg.startswith("Expecting ':' delimiter"):
             where = "after object key:value pair" if "','" in exc.msg else "after object key"
-        return f"invalid character {_go_char(bad)} {where}"
+        return f"invalid character {gofmt.json_quote_char(bad)} {where}"
     if not isinstance(parsed, dict):
         kind = {list: "array", str: "string", bool: "bool", type(None): "null"}.get(type(parsed), "number")
         if kind == "null":
             return None
         return f"json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"
     return None
-
-
-def _go_char(ch: str) -> str:
-    # encoding/json's quoteChar
-    if ch == "'":
-        return "'\\''"
-    if ch == '"':
-        return "'\"'"
-    return "'" + ch + "'" if ch.isprintable() else json.dumps(ch)
 
 
 # -- config maps -------------------------------------------------------------------------------------

@@ -16,21 +16,23 @@ from kubelite.apimachinery import errors
 from kubelite.apimachinery import schema_definitions as schemas
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.quantity import QuantityError, quantity_from_json
+from kubelite.apimachinery.schema import SchemaNode, builtin_set, registry
 from kubelite.registry.spec import ResourceSpec
 
-_REF_PREFIX: Final = "#/$defs/"
 #: core/v1's ResourceList maps get the milli round-up; other groups' quantity maps do not
 _ROUNDED_PREFIX: Final = "io.k8s.api.core.v1."
 _MILLI: Final = -3
+#: the key of this layer's fact in SchemaNode.compiled: whether a Quantity can appear below the node
+_REACHES: Final = "reaches_quantity"
 
 
 @cache
 def _reaching() -> frozenset[str]:
     """Definitions from which a Quantity can be reached (reverse reachability over the references)."""
-    definitions = schemas.definitions()
+    definitions = builtin_set()
     users: dict[str, set[str]] = {}
-    for name, definition in definitions.items():
-        for target in schemas.references(definition):
+    for name in definitions.definitions:
+        for target in definitions.references(name):
             users.setdefault(target, set()).add(name)
     found = {schemas.QUANTITY}
     pending = [schemas.QUANTITY]
@@ -42,64 +44,52 @@ def _reaching() -> frozenset[str]:
     return frozenset(found)
 
 
-def _ref(schema: dict[str, Any]) -> str | None:
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
-        return ref[len(_REF_PREFIX) :]
-    return None
-
-
-_REACHES: dict[int, bool] = {}
-
-
-def _reaches(schema: Any) -> bool:
-    """Whether a Quantity can appear below `schema`; memoized, since the schemas live as long as the process."""
-    if not isinstance(schema, dict):
+def _reaches(node: SchemaNode | None) -> bool:
+    """Whether a Quantity can appear below `node`; kept in the node, which lives as long as its schema."""
+    if node is None:
         return False
-    known = _REACHES.get(id(schema))
+    known: bool | None = node.compiled.get(_REACHES)
     if known is None:
-        ref = _ref(schema)
-        if ref is not None:
-            known = ref in _reaching()
+        if node.ref is not None:
+            known = node.target.name in _reaching()
         else:
             known = (
-                _reaches(schema.get("items"))
-                or _reaches(schema.get("additionalProperties"))
-                or any(_reaches(sub) for sub in (schema.get("properties") or {}).values())
+                _reaches(node.items)
+                or _reaches(node.additional)
+                or any(_reaches(sub) for sub in (node.properties or {}).values())
             )
-        _REACHES[id(schema)] = known
+        node.compiled[_REACHES] = known
     return known
 
 
 Convert = Callable[[Any, bool], str]
 
 
-def _visit(holder: Any, key: Any, schema: dict[str, Any], owner: str, convert: Convert, in_list: bool) -> None:
+def _visit(holder: Any, key: Any, node: SchemaNode, owner: str, convert: Convert, in_list: bool) -> None:
     value = holder[key]
     if value is None:
         return
-    ref = _ref(schema)
-    if ref == schemas.QUANTITY:
-        holder[key] = convert(value, in_list)
-        return
-    if ref is not None:
-        owner = ref
-        schema = schemas.definitions().get(ref, {})
+    if node.ref is not None:
+        node = node.target
+        if node.name == schemas.QUANTITY:
+            holder[key] = convert(value, in_list)
+            return
+        owner = node.name
     if isinstance(value, dict):
-        properties = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        if isinstance(properties, dict):
+        properties = node.properties
+        extra = node.additional
+        if properties is not None:
             for child in list(value):
                 sub = properties.get(child)
-                if _reaches(sub):
+                if sub is not None and _reaches(sub):
                     _visit(value, child, sub, owner, convert, False)
-        elif isinstance(extra, dict) and _reaches(extra):
-            rounded = _ref(extra) == schemas.QUANTITY and owner.startswith(_ROUNDED_PREFIX)
+        elif extra is not None and _reaches(extra):
+            rounded = extra.target.name == schemas.QUANTITY and owner.startswith(_ROUNDED_PREFIX)
             for child in list(value):
                 _visit(value, child, extra, owner, convert, rounded)
     elif isinstance(value, list):
-        items = schema.get("items")
-        if _reaches(items):
+        items = node.items
+        if items is not None and _reaches(items):
             for index in range(len(value)):
                 _visit(value, index, items, owner, convert, False)
 
@@ -120,11 +110,11 @@ def _canonical_scalar(raw: Any, resource_list: bool) -> str:
 
 def canonicalize_quantities(obj: dict[str, Any], group: str, version: str, kind: str) -> None:
     """Rewrite every quantity of `obj` in place; raises QuantityError for the first that does not parse."""
-    name = schemas.definition_for(group, version, kind)
-    if name is None or name not in _reaching():
+    model = registry().model(group, version, kind)
+    if model is None or not model.name or model.name not in _reaching():
         return
     holder = {"object": obj}
-    _visit(holder, "object", {"$ref": _REF_PREFIX + name}, name, _canonical, False)
+    _visit(holder, "object", model, model.name, _canonical, False)
 
 
 def decode_quantities(spec: ResourceSpec, obj: dict[str, Any]) -> None:
