@@ -11,7 +11,7 @@ from aiohttp.http import HttpVersion11
 
 from kubelite.apimachinery import errors
 from kubelite.apimachinery.errors import StatusError
-from kubelite.auth.authn.x509 import CertificateAuthError, authenticate_peer_cert
+from kubelite.auth.authn.x509 import CertificateAuthError
 from kubelite.auth.authz.interface import AuthorizationAttributes, Authorizer
 from kubelite.auth.user import UserInfo
 from kubelite.endpoints.handlers.negotiation import write_status
@@ -38,19 +38,24 @@ def authenticate_insecure(request: web.Request) -> UserInfo | None:
     return INSECURE_USER
 
 
-def authenticate_secure(request: web.Request) -> UserInfo | None:
-    ssl_object = request.transport.get_extra_info("ssl_object") if request.transport else None
-    if ssl_object is not None:
-        der = ssl_object.getpeercert(binary_form=True)
-        try:
-            user = authenticate_peer_cert(der)
-        except CertificateAuthError as exc:
-            raise errors.unauthorized() from exc
-        if user is not None:
-            return user.with_groups("system:authenticated")
-    if request.path in PUBLIC_PATHS or request.path.startswith(("/healthz/", "/livez/", "/readyz/")):
-        return None
-    raise errors.unauthorized()
+def secure_authenticator(peer_cert: Callable[[bytes | None], UserInfo | None]) -> Authenticator:
+    """The secure port's authenticator; `peer_cert` verifies a client certificate and names its user."""
+
+    def authenticate_secure(request: web.Request) -> UserInfo | None:
+        ssl_object = request.transport.get_extra_info("ssl_object") if request.transport else None
+        if ssl_object is not None:
+            der = ssl_object.getpeercert(binary_form=True)
+            try:
+                user = peer_cert(der)
+            except CertificateAuthError as exc:
+                raise errors.unauthorized() from exc
+            if user is not None:
+                return user.with_groups("system:authenticated")
+        if request.path in PUBLIC_PATHS or request.path.startswith(("/healthz/", "/livez/", "/readyz/")):
+            return None
+        raise errors.unauthorized()
+
+    return authenticate_secure
 
 
 def authorize(authorizer: Authorizer, request: web.Request, user: UserInfo, info: RequestInfo) -> None:
