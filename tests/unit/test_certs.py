@@ -537,7 +537,8 @@ def test_client_cert_from_foreign_ca_passes_handshake_and_fails_verification(tmp
 
     _run(main)
     foreign = _load(PKI.at(tmp_path / "other").admin_cert).public_bytes(serialization.Encoding.DER)
-    with pytest.raises(CertificateAuthError, match=r'^verifying certificate SN=\d+, subject="CN=kubelite-admin,O=system:masters" failed: .*signature'):
+    refused = r'^verifying certificate SN=\d+, subject="CN=kubelite-admin,O=system:masters" failed: .*signature'
+    with pytest.raises(CertificateAuthError, match=refused):
         X509Authenticator(pki.ca_cert).authenticate(foreign)
 
 
