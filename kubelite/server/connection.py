@@ -88,6 +88,10 @@ class Connection(RequestHandler):  # type: ignore[type-arg]
             return
         body = self._body_in_flight
         reading_head = body is None or body.is_eof()
+        # checked before the parser sees the bytes, so a head too large never reaches its own (plain-text) limits
+        if reading_head and self._head_bytes + len(data) > _PARSER_LIMIT and not self._head_ends_in(data):
+            self._reject_head(header_too_large())
+            return
         heads_before = self._request_count
         super().data_received(data)
         if self._request_count != heads_before:
@@ -98,10 +102,13 @@ class Connection(RequestHandler):  # type: ignore[type-arg]
             self._body_in_flight = payload if payload is not None and not payload.is_eof() else None
         elif reading_head and data:
             self._head_bytes += len(data)
-            if self._head_bytes > _PARSER_LIMIT:
-                self._reject_head(header_too_large())
-            elif self._head_timer is None:
+            if self._head_timer is None:
                 self._arm_head_timer()
+
+    def _head_ends_in(self, data: bytes) -> bool:
+        """Whether the head being read ends within the limit in `data` (the rest of it being a body)."""
+        end = data.find(b"\r\n\r\n")
+        return end >= 0 and self._head_bytes + end + 4 <= _PARSER_LIMIT
 
     def handle_error(
         self,

@@ -5,7 +5,8 @@ stage ignores a signal:
 
 - during start-up (imports, opening the store, loading the watch caches) a signal raises `ShutdownRequested`
   in the main thread, wherever it is, even in a step that never yields to the event loop; start-up unwinds
-  through its cleanups and the process exits 0;
+  through its cleanups and the process exits 0. Nothing was acknowledged yet, so a cleanup still waiting
+  after `STARTUP_GRACE` seconds (a write stuck on a locked store, say) is not waited for: exit 0 then too;
 - while serving, a signal asks for a graceful shutdown (the ports close, the store closes), exit 0;
 - a second signal, or a shutdown still running `FORCE_AFTER` seconds after the first, ends the process at
   once with exit code 1, as kube-apiserver's signal handler does on a second signal.
@@ -26,6 +27,8 @@ log = logging.getLogger(__name__)
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: how long a shutdown may take after the first signal before the process is ended regardless
 FORCE_AFTER = 10.0
+#: how long an interrupted start-up may take to unwind
+STARTUP_GRACE = 2.0
 
 
 class ShutdownRequested(SystemExit):
@@ -59,7 +62,8 @@ class ShutdownSignals:
             os._exit(1)
         self.received = signum
         log.info("%s received: shutting down", signal.Signals(signum).name)
-        watchdog = threading.Timer(FORCE_AFTER, _force_exit)
+        starting = self._loop is None or self._on_signal is None
+        watchdog = threading.Timer(STARTUP_GRACE if starting else FORCE_AFTER, _exit_now, (0 if starting else 1,))
         watchdog.daemon = True
         watchdog.start()
         if self._loop is None or self._on_signal is None:
@@ -67,6 +71,9 @@ class ShutdownSignals:
         self._loop.call_soon_threadsafe(self._on_signal)
 
 
-def _force_exit() -> None:
-    log.error("shutdown did not finish within %.0fs of the signal: exiting now", FORCE_AFTER)
-    os._exit(1)
+def _exit_now(code: int) -> None:
+    if code:
+        log.error("shutdown did not finish within %.0fs of the signal: exiting now", FORCE_AFTER)
+    else:
+        log.warning("interrupted start-up still unwinding after %.0fs: exiting without waiting", STARTUP_GRACE)
+    os._exit(code)
