@@ -153,6 +153,10 @@ class Connection(RequestHandler):  # type: ignore[type-arg]
         transport = self.transport
         if transport is None:
             return
+        if self._current_request is not None or self._messages:
+            # pipelined behind a request still being answered: an answer now would cut into that response
+            self.force_close()
+            return
         body = _status_bytes(err)
         transport.write(
             b"HTTP/1.1 %d Request Header Fields Too Large\r\n"
