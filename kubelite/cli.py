@@ -142,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     # before anything slow, so that no stage of start-up ignores SIGTERM or SIGINT
     signals = ShutdownSignals()
     signals.install()
+    try:
+        return _main(argv, signals)
+    finally:
+        signals.uninstall()  # the handlers the caller had (a test calling main, say)
+
+
+def _main(argv: list[str] | None, signals: ShutdownSignals) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbosity >= 4 else logging.INFO if args.verbosity else logging.WARNING,

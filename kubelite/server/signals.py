@@ -21,6 +21,7 @@ import signal
 import threading
 from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +46,16 @@ class ShutdownSignals:
         self._on_signal: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.received: int | None = None
+        self._previous: dict[int, Any] = {}
 
     def install(self) -> None:
         for sig in SIGNALS:
-            signal.signal(sig, self._handle)
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def uninstall(self) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous.clear()
 
     def serving(self, loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
         """From now on a signal calls `stop` in `loop` instead of interrupting what runs."""
