@@ -25,7 +25,7 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
-from aiohttp.streams import StreamReader
+from aiohttp.streams import EMPTY_PAYLOAD, StreamReader
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
@@ -59,6 +59,9 @@ def _status_bytes(err: StatusError) -> bytes:
     return json.dumps(err.to_status(), separators=(",", ":")).encode()
 
 
+_feed_parser = RequestHandler.data_received
+
+
 class Connection(RequestHandler):  # type: ignore[type-arg]
     """aiohttp's connection protocol plus the read-header timeout and the head size bound."""
 
@@ -83,27 +86,30 @@ class Connection(RequestHandler):  # type: ignore[type-arg]
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._force_close or self._close or self._upgraded or self._payload_parser is not None:
-            super().data_received(data)
-            return
         body = self._body_in_flight
         reading_head = body is None or body.is_eof()
         # checked before the parser sees the bytes, so a head too large never reaches its own (plain-text) limits
-        if reading_head and self._head_bytes + len(data) > _PARSER_LIMIT and not self._head_ends_in(data):
-            self._reject_head(header_too_large())
-            return
+        if reading_head and self._head_bytes + len(data) > _PARSER_LIMIT and self._reading_http():
+            if not self._head_ends_in(data):
+                self._reject_head(header_too_large())
+                return
         heads_before = self._request_count
-        super().data_received(data)
+        _feed_parser(self, data)
         if self._request_count != heads_before:
             # a head completed; what the chunk held after it is at most one read of the next, uncounted
-            self._cancel_head_timer()
+            if self._head_timer is not None:
+                self._cancel_head_timer()
             self._head_bytes = 0
-            payload = self._messages[-1][1] if self._messages else None
-            self._body_in_flight = payload if payload is not None and not payload.is_eof() else None
-        elif reading_head and data:
+            payload = self._messages[-1][1] if self._messages else EMPTY_PAYLOAD
+            self._body_in_flight = None if payload is EMPTY_PAYLOAD or payload.is_eof() else payload
+        elif reading_head and data and self._reading_http():
             self._head_bytes += len(data)
             if self._head_timer is None:
                 self._arm_head_timer()
+
+    def _reading_http(self) -> bool:
+        """Whether arriving bytes are HTTP heads at all (not an upgraded stream, not after closing)."""
+        return not (self._force_close or self._close or self._upgraded or self._payload_parser is not None)
 
     def _head_ends_in(self, data: bytes) -> bool:
         """Whether the head being read ends within the limit in `data` (the rest of it being a body)."""
