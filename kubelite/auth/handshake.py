@@ -28,7 +28,8 @@ def _accept_any_certificate(preverify_ok: int, store_ctx: int | None) -> int:
 
 
 def _libssl() -> ctypes.CDLL:
-    lib = ctypes.CDLL(_ssl.__file__)  # its symbols resolve through the libssl it is linked to
+    # its symbols resolve through the libssl `_ssl` is linked to; a `_ssl` built into the interpreter has none
+    lib = ctypes.CDLL(getattr(_ssl, "__file__", None))
     lib.SSL_CTX_set_verify.argtypes = [ctypes.c_void_p, ctypes.c_int, _VerifyCallback]
     lib.SSL_CTX_set_verify.restype = None
     lib.SSL_CTX_get_verify_mode.argtypes = [ctypes.c_void_p]

@@ -95,6 +95,13 @@ def test_a_connection_that_sends_nothing_is_closed_after_the_read_header_timeout
         assert 0.8 < time.monotonic() - started < 4
 
 
+def test_a_tls_connection_that_never_finishes_its_handshake_is_closed(server: KubeliteProcess) -> None:
+    with _connect(server.secure_port) as sock:
+        started = time.monotonic()
+        assert _closed_within(sock, 5)
+        assert 0.8 < time.monotonic() - started < 4
+
+
 def test_an_idle_keep_alive_connection_is_closed_after_the_idle_timeout(server: KubeliteProcess) -> None:
     with _connect(server.insecure_port) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
