@@ -13,7 +13,8 @@ headers beyond 8 KiB with a plain-text 400. kube-apiserver's net/http server ins
   431 Request Header Fields Too Large, for a long URL as for long headers. kubelite answers the same code
   with a `Status` body and closes the connection.
 
-The common path costs nothing extra: a head that arrives in one read starts no timer.
+The common path adds a few comparisons to each read (0.2 microseconds): a head that arrives in one read
+starts no timer.
 """
 
 from __future__ import annotations
