@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import time
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from cryptography.x509 import verification
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from kubelite.auth.user import CREDENTIAL_ID_KEY, UserInfo
+
+log = logging.getLogger(__name__)
 
 #: subject attribute carrying the user's UID (kube's `AllowParsingUserUIDFromCertAuth`, on by default)
 UID_OID = x509.ObjectIdentifier("1.3.6.1.4.1.57683.2")
@@ -85,7 +88,10 @@ class X509Authenticator:
         try:
             chain = verifier.verify(cert, []).chain
         except verification.VerificationError as e:
-            raise CertificateAuthError(f"verifying certificate {_identifier(cert)} failed: {e}") from e
+            failure = CertificateAuthError(f"verifying certificate {_identifier(cert)} failed: {e}")
+            # the client only learns "Unauthorized"; kube-apiserver logs why, too
+            log.info("Unable to authenticate the request due to an error: %s", failure)
+            raise failure from e
         user = authenticate_peer_cert(der, cert)
         return user, min(c.not_valid_after_utc for c in chain).timestamp()
 
