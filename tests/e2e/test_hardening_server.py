@@ -5,6 +5,7 @@ talks to 127.0.0.1 only."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -481,6 +482,18 @@ def test_an_acknowledged_non_loopback_insecure_address_serves_and_warns_at_every
 # --- signals during start-up ----------------------------------------------------------------------------
 
 
+def _wait_until_store_open(pid: int, database: Path) -> None:
+    """Until the process holds the store's file open (start-up has reached it), then a moment more."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) == str(database) for fd in Path(f"/proc/{pid}/fd").iterdir()):
+                time.sleep(1.0)  # its first write is now waiting for the lock
+                return
+        time.sleep(0.05)
+    raise AssertionError("start-up never opened the store")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_ends_a_start_up_stuck_on_a_locked_store(tmp_path: Path, sig: int) -> None:
     data_dir = tmp_path / "data"
@@ -492,7 +505,7 @@ def test_a_signal_ends_a_start_up_stuck_on_a_locked_store(tmp_path: Path, sig: i
         child = subprocess.Popen(
             _serve_args(data_dir, "--insecure-port", "0"), stdout=subprocess.PIPE, stderr=log, text=True
         )
-        time.sleep(3)  # well into start-up: imports done, opening the store
+        _wait_until_store_open(child.pid, data_dir / "kubelite.db")
         assert child.poll() is None
         signalled = time.monotonic()
         child.send_signal(sig)
@@ -544,3 +557,31 @@ def test_a_signal_early_in_start_up_exits_cleanly(tmp_path: Path, stage: str) ->
         raise
     assert child.returncode == 0, stderr
     assert "Traceback" not in stderr
+
+
+def test_a_second_signal_exits_at_once_with_code_1(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    KubeliteProcess(data_dir).start().stop()
+    database = sqlite3.connect(data_dir / "kubelite.db", timeout=5, isolation_level=None)
+    database.execute("BEGIN EXCLUSIVE")  # start-up, and its unwinding, wait on the lock
+    try:
+        child = subprocess.Popen(
+            _serve_args(data_dir, "--insecure-port", "0"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        _wait_until_store_open(child.pid, data_dir / "kubelite.db")
+        child.send_signal(signal.SIGTERM)
+        time.sleep(0.3)  # unwinding now waits on the store, for up to 2 s
+        signalled = time.monotonic()
+        child.send_signal(signal.SIGTERM)
+        try:
+            _, stderr = child.communicate(timeout=8)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            raise
+        assert time.monotonic() - signalled < 1.5
+        assert child.returncode == 1
+        assert "second signal SIGTERM: exiting now" in stderr
+    finally:
+        database.rollback()
+        database.close()
