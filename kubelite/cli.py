@@ -6,11 +6,14 @@ import argparse
 import asyncio
 import logging
 import re
-import signal
 import sys
 from pathlib import Path
 
 from kubelite.server.config import ConfigError, ServerConfig
+from kubelite.server.fdlimit import raise_open_file_limit
+from kubelite.server.signals import ShutdownSignals
+
+log = logging.getLogger("kubelite")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,7 +26,16 @@ def _parser() -> argparse.ArgumentParser:
         default=8080,
         help="plain HTTP port without authentication, for local use (0 picks a free port, -1 disables)",
     )
-    serve.add_argument("--insecure-bind-address", default="127.0.0.1")
+    serve.add_argument(
+        "--insecure-bind-address",
+        default="127.0.0.1",
+        help="address of the insecure port; only loopback unless --insecure-allow-non-loopback",
+    )
+    serve.add_argument(
+        "--insecure-allow-non-loopback",
+        action="store_true",
+        help="allow a non-loopback --insecure-bind-address, knowing that anyone who reaches it is cluster-admin",
+    )
     serve.add_argument(
         "--secure-port",
         type=int,
@@ -54,6 +66,16 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=1800,
         help="seconds a watch lasts at least when the client sets no timeoutSeconds",
+    )
+    serve.add_argument(
+        "--read-header-timeout",
+        default="32s",
+        help="kubelite: how long a client may take to send a request's headers (kube-apiserver's fixed 32s)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        default="90s",
+        help="kubelite: how long an idle keep-alive connection stays open (kube-apiserver's fixed 90s)",
     )
     serve.add_argument("-v", "--v", type=int, default=0, dest="verbosity", help="log verbosity")
     return parser
@@ -87,28 +109,46 @@ def parse_duration(text: str) -> float:
     return sign * total
 
 
-async def _serve(config: ServerConfig) -> None:
+async def _serve(config: ServerConfig, signals: ShutdownSignals) -> None:
     from kubelite.server.apiserver import APIServer
 
+    if config.insecure_allow_non_loopback and config.insecure_port >= 0:
+        log.warning(
+            "the insecure port on %s gives cluster-admin to anyone who can reach it, without credentials"
+            " (--insecure-allow-non-loopback)",
+            config.insecure_bind_address,
+        )
     server = APIServer(config)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    running = await server.start()
-    if running.insecure_port is not None:
-        print(
-            f"kubelite: serving insecurely on http://{config.insecure_bind_address}:{running.insecure_port}", flush=True
-        )
-    if running.secure_port is not None:
-        print(f"kubelite: serving securely on https://{config.bind_address}:{running.secure_port}", flush=True)
-        print(f"kubelite: admin kubeconfig at {running.kubeconfig}", flush=True)
-    print("kubelite: ready", flush=True)
-    await stop.wait()
-    await server.stop()
+    try:
+        running = await server.start()
+        signals.serving(asyncio.get_running_loop(), stop.set)
+        if running.insecure_port is not None:
+            print(
+                f"kubelite: serving insecurely on http://{config.insecure_bind_address}:{running.insecure_port}",
+                flush=True,
+            )
+        if running.secure_port is not None:
+            print(f"kubelite: serving securely on https://{config.bind_address}:{running.secure_port}", flush=True)
+            print(f"kubelite: admin kubeconfig at {running.kubeconfig}", flush=True)
+        print("kubelite: ready", flush=True)
+        await stop.wait()
+    finally:
+        # also when start-up was interrupted: whatever it opened is closed
+        await server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
+    # before anything slow, so that no stage of start-up ignores SIGTERM or SIGINT
+    signals = ShutdownSignals()
+    signals.install()
+    try:
+        return _main(argv, signals)
+    finally:
+        signals.uninstall()  # the handlers the caller had (a test calling main, say)
+
+
+def _main(argv: list[str] | None, signals: ShutdownSignals) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbosity >= 4 else logging.INFO if args.verbosity else logging.WARNING,
@@ -128,15 +168,19 @@ def main(argv: list[str] | None = None) -> int:
             compaction_interval=parse_duration(args.etcd_compaction_interval),
             watch_bookmark_interval=parse_duration(args.watch_bookmark_interval),
             min_request_timeout=float(args.min_request_timeout),
+            insecure_allow_non_loopback=args.insecure_allow_non_loopback,
+            read_header_timeout=parse_duration(args.read_header_timeout),
+            idle_timeout=parse_duration(args.idle_timeout),
         )
         config.validate()
     except ConfigError as exc:
         print(f"kubelite: {exc}", file=sys.stderr)
         return 2
+    raise_open_file_limit()
     try:
         import uvloop
 
-        uvloop.run(_serve(config))
+        uvloop.run(_serve(config, signals))
     except OSError as exc:
         print(f"kubelite: {exc}", file=sys.stderr)
         return 1

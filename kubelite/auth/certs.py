@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import ipaddress
+import logging
 import os
 import ssl
 import tempfile
@@ -26,6 +27,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from kubelite.auth.handshake import request_any_client_certificate
 from kubelite.auth.user import SYSTEM_MASTERS
 
 CA_COMMON_NAME = "kubelite-ca"
@@ -52,6 +54,8 @@ DEFAULT_SERVING_HOSTS: tuple[str, ...] = (
 DEFAULT_SERVING_IPS: tuple[str, ...] = ("127.0.0.1", "::1")
 
 _IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,8 @@ class PKI:
     def server_ssl_context(self) -> ssl.SSLContext:
         """The secure port's context: serves apiserver.crt and asks for (but does not demand) a client cert.
 
-        A client cert, when sent, must chain to the CA or the handshake fails; without one the request
+        Any client cert is accepted in the handshake, as kube-apiserver's is: the x509 authenticator verifies
+        it against the CA for each request and answers 401 when it does not verify. Without one the request
         goes on to the other authenticators (tokens, anonymous), as kube-apiserver allows.
         """
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -89,6 +94,12 @@ class PKI:
         ctx.load_cert_chain(self.apiserver_cert, self.apiserver_key)
         ctx.load_verify_locations(cafile=self.ca_cert)
         ctx.verify_mode = ssl.CERT_OPTIONAL
+        try:
+            request_any_client_certificate(ctx)
+        except (OSError, AttributeError, RuntimeError) as exc:
+            # still safe: OpenSSL then verifies in the handshake, and the authenticator verifies again; only the
+            # answer to a bad certificate differs (a broken handshake instead of a 401)
+            log.warning("client certificates are verified in the TLS handshake: %s", exc)
         ctx.set_alpn_protocols(["http/1.1"])
         return ctx
 

@@ -22,6 +22,7 @@ from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apimachinery import protobuf
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.auth.authn.x509 import X509Authenticator
 from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
@@ -38,8 +39,10 @@ from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
 from kubelite.registry.store import Store
 from kubelite.server import gc_tuning
 from kubelite.server.config import ServerConfig
+from kubelite.server.connection import ConnectionServer
 from kubelite.server.director import Director
 from kubelite.server.healthz import HealthChecks
+from kubelite.server.listener import ListenerSite, listen
 from kubelite.server.nonresource import DiscoveryHandlers, OpenAPIHandlers
 from kubelite.storage.cacher.bookmarks import send_bookmarks_every
 from kubelite.storage.sqlite import SQLiteStorage
@@ -54,6 +57,7 @@ class RunningServer:
     secure_port: int | None = None
     kubeconfig: str | None = None
     runners: list[web.ServerRunner] = field(default_factory=list)
+    sites: list[ListenerSite] = field(default_factory=list)
 
 
 class APIServer:
@@ -90,8 +94,8 @@ class APIServer:
         self._tasks.add(asyncio.create_task(gc_tuning.sweep_periodically(), name="gc sweep"))
 
         # sockets first: the secure port number goes into the kubeconfig and the `kubernetes` endpoints
-        secure_sock = _listen(cfg.bind_address, cfg.secure_port) if cfg.secure_port >= 0 else None
-        insecure_sock = _listen(cfg.insecure_bind_address, cfg.insecure_port) if cfg.insecure_port >= 0 else None
+        secure_sock = listen(cfg.bind_address, cfg.secure_port) if cfg.secure_port >= 0 else None
+        insecure_sock = listen(cfg.insecure_bind_address, cfg.insecure_port) if cfg.insecure_port >= 0 else None
         secure_port = secure_sock.getsockname()[1] if secure_sock else 0
         advertise = cfg.bind_address if cfg.bind_address not in ("0.0.0.0", "::") else "127.0.0.1"
 
@@ -107,10 +111,11 @@ class APIServer:
         self._advertised = f"{advertise}:{secure_port or 6443}"  # what /api tells clients to dial
         director = self._director(registry)
         if insecure_sock is not None:
-            server = self._web_server(director, secure=False)
+            server = self._web_server(director, chain.authenticate_insecure)
             self.running.insecure_port = await self._serve(server, insecure_sock, None)
         if secure_sock is not None:
-            server = self._web_server(director, secure=True)
+            x509 = X509Authenticator(pki.ca_cert)
+            server = self._web_server(director, chain.secure_authenticator(x509.authenticate))
             self.running.secure_port = await self._serve(server, secure_sock, pki)
             host = "127.0.0.1" if cfg.bind_address in ("0.0.0.0", "::", "127.0.0.1") else cfg.bind_address
             kubeconfig = cfg.data_dir / "admin.kubeconfig"
@@ -179,10 +184,9 @@ class APIServer:
         health = HealthChecks({"ping": ping, "log": ping, "etcd": ping, "poststarthook/bootstrap-controller": ready})
         return Director(routes, discovery, openapi, health)
 
-    def _web_server(self, director: Director, *, secure: bool) -> web.Server:
+    def _web_server(self, director: Director, authenticator: chain.Authenticator) -> web.Server:
         """aiohttp's low-level server with the handler chain as its one handler: every path goes to the
         chain, so an Application's router and middleware machinery would only add work to each request."""
-        authenticator = chain.authenticate_secure if secure else chain.authenticate_insecure
         handler = chain.build_handler(director, authenticator, self.authorizer)
         loop = asyncio.get_running_loop()
 
@@ -196,21 +200,24 @@ class APIServer:
             # bodies are bounded by the handlers, which answer 413 as kube does
             return web.Request(message, payload, protocol, writer, task, loop, client_max_size=1 << 40)
 
-        return web.Server(
-            handler,  # type: ignore[arg-type]
+        return ConnectionServer(
+            handler,
             request_factory=make_request,
             handler_cancellation=True,
             access_log=None,
-            max_field_size=1 << 16,
+            read_header_timeout=self.config.read_header_timeout,
+            idle_timeout=self.config.idle_timeout,
         )
 
     async def _serve(self, server: web.Server, sock: socket.socket, pki: PKI | None) -> int:
-        runner = web.ServerRunner(server, handle_signals=False)
+        runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
         ssl_context = pki.server_ssl_context() if pki else None
-        site = web.SockSite(runner, sock, ssl_context=ssl_context, shutdown_timeout=1.0)
+        # Go bounds the TLS handshake by the read-header timeout too
+        site = ListenerSite(runner, sock, ssl_context=ssl_context, handshake_timeout=self.config.read_header_timeout)
         await site.start()
         self.running.runners.append(runner)
+        self.running.sites.append(site)
         return int(sock.getsockname()[1])
 
     async def stop(self) -> None:
@@ -227,16 +234,6 @@ class APIServer:
                 await cacher.close()
         if self.storage:
             await self.storage.close()
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(1024)
-    sock.setblocking(False)
-    return sock
 
 
 async def _cached_or_stored(store: Store, namespace: str, name: str) -> Obj | None:

@@ -13,6 +13,16 @@ class ConfigError(ValueError):
     pass
 
 
+def is_loopback(address: str) -> bool:
+    """Whether a bind address only listens on this machine (`localhost` counts; other names do not)."""
+    if address.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     data_dir: Path
@@ -26,6 +36,12 @@ class ServerConfig:
     compaction_interval: float = 300.0
     watch_bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
+    #: the insecure port gives every caller cluster-admin: off loopback only when this acknowledges it
+    insecure_allow_non_loopback: bool = False
+    #: how long a client may take to send a request's line and headers (kube's ReadHeaderTimeout, 32 s)
+    read_header_timeout: float = 32.0
+    #: how long a keep-alive connection may wait for its next request (kube's IdleTimeout, 90 s)
+    idle_timeout: float = 90.0
 
     def validate(self) -> None:
         for name, port in (("--insecure-port", self.insecure_port), ("--secure-port", self.secure_port)):
@@ -39,5 +55,17 @@ class ServerConfig:
             raise ConfigError("--service-cluster-ip-range must hold at least 8 addresses (e.g. a /29 or larger)")
         if self.storage_backend != "sqlite":
             raise ConfigError(f"--storage-backend {self.storage_backend!r} is not supported; use sqlite")
+        if not self.insecure_allow_non_loopback and self.insecure_port >= 0 and not is_loopback(
+            self.insecure_bind_address
+        ):
+            raise ConfigError(
+                f"--insecure-bind-address {self.insecure_bind_address} is not a loopback address, and the insecure"
+                " port gives every caller cluster-admin without credentials; bind it to 127.0.0.1 or ::1, or"
+                " acknowledge the exposure with --insecure-allow-non-loopback"
+            )
+        timeouts = (("--read-header-timeout", self.read_header_timeout), ("--idle-timeout", self.idle_timeout))
+        for name, seconds in timeouts:
+            if seconds <= 0:
+                raise ConfigError(f"{name} must be positive (e.g. 32s)")
         if self.compaction_interval < 0:
             raise ConfigError("--etcd-compaction-interval must not be negative (0 disables compaction)")

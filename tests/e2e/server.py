@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ class KubeliteProcess:
     insecure_port: int = 0
     secure_port: int = 0
     log_path: Path | None = None
+    #: run in the child before it starts (e.g. to lower a resource limit)
+    preexec_fn: Callable[[], None] | None = None
 
     def start(self, *, timeout: float = 15.0) -> KubeliteProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -57,7 +60,9 @@ class KubeliteProcess:
             *self.extra_args,
         ]
         with self.log_path.open("a") as log:  # the child keeps its own descriptor
-            self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True)
+            self.proc = subprocess.Popen(
+                args, stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=self.preexec_fn
+            )
         deadline = time.monotonic() + timeout
         assert self.proc.stdout is not None
         while time.monotonic() < deadline:

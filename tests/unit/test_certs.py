@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from kubelite.auth import certs
-from kubelite.auth.authn.x509 import UID_OID, CertificateAuthError, authenticate_peer_cert
+from kubelite.auth.authn.x509 import UID_OID, CertificateAuthError, X509Authenticator, authenticate_peer_cert
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.auth.user import CREDENTIAL_ID_KEY, UserInfo
 
@@ -524,13 +524,48 @@ def test_tls_peer_cert_reaches_the_app(pki: PKI, client_cert: bool, expected: di
     _run(main)
 
 
-def test_client_cert_from_foreign_ca_fails_handshake(tmp_path: Path, pki: PKI) -> None:
+def test_client_cert_from_foreign_ca_passes_handshake_and_fails_verification(tmp_path: Path, pki: PKI) -> None:
+    """As in kube-apiserver, the handshake takes any client cert; the x509 authenticator refuses it."""
+
     async def main() -> None:
         async with _serve(pki) as port:
-            with pytest.raises(aiohttp.ClientError):
-                await _get(port, _foreign_client_context(tmp_path, pki))
+            # the app sees the unverified identity: the handshake did not refuse it
+            assert await _get(port, _foreign_client_context(tmp_path, pki)) == {
+                "user": "kubelite-admin",
+                "groups": ["system:masters"],
+            }
 
     _run(main)
+    foreign = _load(PKI.at(tmp_path / "other").admin_cert).public_bytes(serialization.Encoding.DER)
+    refused = r'^verifying certificate SN=\d+, subject="CN=kubelite-admin,O=system:masters" failed: .*signature'
+    with pytest.raises(CertificateAuthError, match=refused):
+        X509Authenticator(pki.ca_cert).authenticate(foreign)
+
+
+def test_x509_authenticator_verifies_chain_validity_and_usage(tmp_path: Path, pki: PKI) -> None:
+    authenticator = X509Authenticator(pki.ca_cert)
+    admin = _load(pki.admin_cert).public_bytes(serialization.Encoding.DER)
+    user = authenticator.authenticate(admin)
+    assert user is not None and (user.name, user.groups) == ("kubelite-admin", ("system:masters",))
+    assert authenticator.authenticate(admin) is user  # remembered, not verified again
+    assert authenticator.authenticate(None) is None
+    with pytest.raises(CertificateAuthError, match="incompatible key usage"):
+        authenticator.authenticate(_client_cert(pki, [(CN, "mallory")], [SERVER]))
+    ca_cert, ca_key = _load(pki.ca_cert), serialization.load_pem_private_key(pki.ca_key.read_bytes(), None)
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = dt.datetime.now(dt.UTC)
+    expired = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(CN, "old")]))
+        .issuer_name(ca_cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=10))
+        .not_valid_after(now - dt.timedelta(days=1))
+        .sign(ca_key, hashes.SHA256())  # type: ignore[arg-type]
+    )
+    with pytest.raises(CertificateAuthError, match="not valid at validation time"):
+        authenticator.authenticate(expired.public_bytes(serialization.Encoding.DER))
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from aiohttp import web
 
 from kubelite.apimachinery import errors
-from kubelite.auth.authn.x509 import CertificateAuthError, authenticate_peer_cert
+from kubelite.auth.authn.x509 import CertificateAuthError
 from kubelite.auth.authz.interface import Authorizer
 from kubelite.auth.user import UserInfo
 from kubelite.endpoints.filters.authorization import authorization, authorize, forbidden
@@ -33,7 +33,6 @@ __all__ = [
     "Filter",
     "Handler",
     "authenticate_insecure",
-    "authenticate_secure",
     "authentication",
     "authorization",
     "authorize",
@@ -41,6 +40,7 @@ __all__ = [
     "build_handler",
     "default_filters",
     "forbidden",
+    "secure_authenticator",
 ]
 
 #: paths anyone may read without credentials (kube's system:public-info-viewer)
@@ -59,19 +59,24 @@ def authenticate_insecure(request: web.Request) -> UserInfo | None:
     return INSECURE_USER
 
 
-def authenticate_secure(request: web.Request) -> UserInfo | None:
-    ssl_object = request.transport.get_extra_info("ssl_object") if request.transport else None
-    if ssl_object is not None:
-        der = ssl_object.getpeercert(binary_form=True)
-        try:
-            user = authenticate_peer_cert(der)
-        except CertificateAuthError as exc:
-            raise errors.unauthorized() from exc
-        if user is not None:
-            return user.with_groups("system:authenticated")
-    if request.path in PUBLIC_PATHS or request.path.startswith(("/healthz/", "/livez/", "/readyz/")):
-        return None
-    raise errors.unauthorized()
+def secure_authenticator(peer_cert: Callable[[bytes | None], UserInfo | None]) -> Authenticator:
+    """The secure port's authenticator; `peer_cert` verifies a client certificate and names its user."""
+
+    def authenticate_secure(request: web.Request) -> UserInfo | None:
+        ssl_object = request.transport.get_extra_info("ssl_object") if request.transport else None
+        if ssl_object is not None:
+            der = ssl_object.getpeercert(binary_form=True)
+            try:
+                user = peer_cert(der)
+            except CertificateAuthError as exc:
+                raise errors.unauthorized() from exc
+            if user is not None:
+                return user.with_groups("system:authenticated")
+        if request.path in PUBLIC_PATHS or request.path.startswith(("/healthz/", "/livez/", "/readyz/")):
+            return None
+        raise errors.unauthorized()
+
+    return authenticate_secure
 
 
 def authentication(authenticator: Authenticator) -> Filter:
