@@ -24,7 +24,7 @@ async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         return write_object(to_scale(await scope.store.get(info.namespace, info.name)), negotiated)
     write = params.write_params(request)
     if info.verb == "update":
-        body = await params.read_object(request)
+        body = await params.read_object(request, kind=scope.spec.kind, version=scope.spec.version)
 
         async def replace(current: Obj | None) -> Obj:
             return deep_copy(body)
@@ -59,7 +59,7 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         raise errors.method_not_allowed()
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    body = await params.read_object(request)
+    body = await params.read_object(request, kind=scope.spec.kind, version=scope.spec.version)
     meta = body.get("metadata") or {}
     name = info.name if info.subresource else str(meta.get("name") or "")
     if info.subresource and meta.get("name") and meta["name"] != info.name:
