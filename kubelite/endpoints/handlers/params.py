@@ -301,10 +301,10 @@ _FIND_KIND = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind
 
 def _decode_error_text(exc: serializers.DecodeError, from_yaml: bool) -> str:
     cause = exc.__cause__
-    if from_yaml:
+    if from_yaml:  # kube's YAML serializer passes go-yaml's error through as it is (sigs.k8s.io/yaml's YAMLToJSON)
         if isinstance(cause, yaml.MarkedYAMLError) and cause.problem_mark is not None:
-            return f"error converting YAML to JSON: yaml: line {cause.problem_mark.line + 1}: {cause.problem}"
-        return f"error converting YAML to JSON: yaml: {exc}"
+            return f"yaml: line {cause.problem_mark.line + 1}: {cause.problem}"
+        return f"yaml: {exc}"
     text = str(exc)
     if text.startswith(("unexpected end of data", "Input is a zero-length")):
         text = "unexpected end of JSON input"  # Go's wording for a truncated document
