@@ -4,6 +4,7 @@ objects and Status errors in that form."""
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -81,12 +82,43 @@ def encode(value: object, negotiated: Negotiated) -> bytes:
 
 
 def encode_body(value: Obj, negotiated: Negotiated) -> tuple[bytes, str]:
-    """The body and its Content-Type; kinds without a protobuf form fall back to JSON, as kube does."""
+    """The body and its Content-Type; kinds without a protobuf form fall back to JSON, as kube does.
+
+    So does an object its protobuf form cannot hold (a value out of its field's range): the write it
+    answers may be committed, and the client must hear of it in some form rather than lose the connection.
+    """
     if negotiated.content_type == protobuf.MEDIA_TYPE:
         if protobuf.supports(str(value.get("apiVersion") or ""), str(value.get("kind") or "")):
-            return protobuf.encode(value), protobuf.MEDIA_TYPE
+            try:
+                return protobuf.encode(value), protobuf.MEDIA_TYPE
+            except (protobuf.ProtobufError, TypeError, OverflowError):
+                pass
         return serializers.dumps_json(value), "application/json"
     return encode(value, negotiated), negotiated.content_type
+
+
+#: what a header value may not hold raw: C0 controls, DEL and C1 controls (Go's unicode.IsControl)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_NAMED_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    return f"\\x{ord(char):02x}" if ord(char) < 0x80 else f"\\u{ord(char):04x}"
+
+
+def safe_warning(header: str) -> str:
+    """A `Warning` header value (`299 - "<text>"`) that HTTP can carry.
+
+    kube's warning texts never hold a control character (its decoders quote field names as Go's %q does,
+    and its header writer drops any text that still has one); a control character kubelite would put in
+    a header is written as %q writes it, so the header neither breaks the response nor loses the warning.
+    """
+    if _CONTROL.search(header) is None:
+        return header
+    return _CONTROL.sub(_escape_control, header)
 
 
 def write_object(
@@ -100,7 +132,7 @@ def write_object(
     # the header as a plain item: aiohttp's content_type setter parses and rebuilds it on every response
     response = web.Response(body=body, status=status, headers={**(headers or {}), "Content-Type": content_type})
     for warning in warnings or ():
-        response.headers.add("Warning", warning)
+        response.headers.add("Warning", safe_warning(warning))
     return response
 
 
