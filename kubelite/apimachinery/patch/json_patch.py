@@ -1,14 +1,44 @@
-"""JSON patch (RFC 6902): add, remove, replace, move, copy and test on JSON pointers (RFC 6901)."""
+"""JSON patch (RFC 6902): add, remove, replace, move, copy and test on JSON pointers (RFC 6901).
+
+`copy` is the one operation whose result can outgrow the patch: each copy may double the document, so
+twenty small operations reach gigabytes. As evanphx/json-patch does for kube, the sizes (as JSON) of
+everything copied add up, and a patch whose copies pass `copy_size_limit` fails before it copies more.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from kubelite.apimachinery.meta import deep_copy
+import orjson
 
 
 class JSONPatchError(ValueError):
     pass
+
+
+class CopySizeError(JSONPatchError):
+    """The accumulated size of a patch's copies passed the limit."""
+
+    def __init__(self, limit: int, accumulated: int) -> None:
+        super().__init__(
+            "Unable to complete the copy, the accumulated size increase of copy is "
+            f"{accumulated}, exceeding the limit {limit}"
+        )
+
+
+def _copy_with_size(value: Any) -> tuple[Any, int]:
+    """A copy of a JSON value and its size as JSON, from one encoding."""
+    try:
+        encoded = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # integers beyond 64 bits (from YAML): the standard library holds them
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return json.loads(text), len(text.encode())
+    return orjson.loads(encoded), len(encoded)
+
+
+def deep_copy(value: Any) -> Any:
+    return _copy_with_size(value)[0] if isinstance(value, dict | list) else value
 
 
 def _tokens(pointer: str) -> list[str]:
@@ -97,10 +127,12 @@ def _json_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def apply_json_patch(document: Any, operations: Any) -> Any:
+def apply_json_patch(document: Any, operations: Any, *, copy_size_limit: int = 0) -> Any:
+    """The patched copy of `document`; `copy_size_limit` (bytes of JSON, 0 for none) bounds what copies add."""
     if not isinstance(operations, list):
         raise JSONPatchError("json patch must be an array of operations")
     doc = deep_copy(document)
+    copied = 0
     for op in operations:
         if not isinstance(op, dict) or not isinstance(op.get("op"), str):
             raise JSONPatchError("invalid operation: missing op")
@@ -123,9 +155,14 @@ def apply_json_patch(document: Any, operations: Any) -> Any:
             source = op.get("from")
             if not isinstance(source, str):
                 raise JSONPatchError(f"operation {kind} is missing from")
-            value = deep_copy(_get(doc, source))
-            if kind == "move":
+            if kind == "move":  # the value leaves its place: nothing to copy, nothing grows
+                value = _get(doc, source)
                 doc = _remove(doc, source)
+            else:
+                value, size = _copy_with_size(_get(doc, source))
+                copied += size
+                if copy_size_limit and copied > copy_size_limit:
+                    raise CopySizeError(copy_size_limit, copied)
             doc = _add(doc, path, value)
         elif kind == "test":
             if not _json_equal(_get(doc, path), op["value"]):
