@@ -27,18 +27,21 @@ class CopySizeError(JSONPatchError):
         )
 
 
-def _copy_with_size(value: Any) -> tuple[Any, int]:
-    """A copy of a JSON value and its size as JSON, from one encoding."""
+def _encoded(value: Any) -> tuple[bytes, bool]:
+    """The JSON of a value, and whether orjson (rather than the standard library) wrote it."""
     try:
-        encoded = orjson.dumps(value)
+        return orjson.dumps(value), True
     except orjson.JSONEncodeError:  # integers beyond 64 bits (from YAML): the standard library holds them
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-        return json.loads(text), len(text.encode())
-    return orjson.loads(encoded), len(encoded)
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(), False
+
+
+def _decoded(encoded: bytes, by_orjson: bool) -> Any:
+    # orjson would read integers beyond 64 bits as floats: what it did not write, it does not read
+    return orjson.loads(encoded) if by_orjson else json.loads(encoded)
 
 
 def deep_copy(value: Any) -> Any:
-    return _copy_with_size(value)[0] if isinstance(value, dict | list) else value
+    return _decoded(*_encoded(value)) if isinstance(value, dict | list) else value
 
 
 def _tokens(pointer: str) -> list[str]:
@@ -159,10 +162,11 @@ def apply_json_patch(document: Any, operations: Any, *, copy_size_limit: int = 0
                 value = _get(doc, source)
                 doc = _remove(doc, source)
             else:
-                value, size = _copy_with_size(_get(doc, source))
-                copied += size
+                encoded, by_orjson = _encoded(_get(doc, source))
+                copied += len(encoded)
                 if copy_size_limit and copied > copy_size_limit:
                     raise CopySizeError(copy_size_limit, copied)
+                value = _decoded(encoded, by_orjson)
             doc = _add(doc, path, value)
         elif kind == "test":
             if not _json_equal(_get(doc, path), op["value"]):
