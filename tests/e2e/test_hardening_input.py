@@ -204,6 +204,22 @@ def test_json_patch_copies_within_the_limit_apply(server: KubeliteProcess, ns: s
     assert result.json()["data"] == {"b": "x" * 1000, "c": "x" * 1000}
 
 
+def test_json_patch_inserting_at_the_head_of_a_huge_array_is_refused(server: KubeliteProcess, ns: str) -> None:
+    assert server.http("POST", f"/api/v1/namespaces/{ns}/configmaps", {"metadata": {"name": "c"}}).status == 201
+    operations: list[dict[str, Any]] = [{"op": "add", "path": "/x", "value": [0] * 1_000_000}]
+    operations += [{"op": "add", "path": "/x/0", "value": 1}] * 9_999
+    body = json.dumps(operations, separators=(",", ":"))
+    assert len(body) < 3 * 1024 * 1024
+    result, elapsed = timed(
+        lambda: server.http("PATCH", f"/api/v1/namespaces/{ns}/configmaps/c", body, headers=JSON_PATCH)
+    )
+    assert (result.status, result.json()["message"]) == (
+        422,
+        "the server rejected our request due to an error in our request",
+    )
+    assert elapsed < 3.0
+
+
 def test_json_patch_with_too_many_operations_is_refused(server: KubeliteProcess, ns: str) -> None:
     assert server.http("POST", f"/api/v1/namespaces/{ns}/configmaps", {"metadata": {"name": "c"}}).status == 201
     operations = [{"op": "test", "path": "/metadata/name", "value": "c"}] * 10_001

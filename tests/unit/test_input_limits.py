@@ -163,3 +163,13 @@ def test_every_control_character_is_escaped() -> None:
         escaped = safe_warning(f'299 - "{chr(code)}"')
         assert escaped.isascii() and escaped.isprintable(), (code, escaped)
         assert codecs.decode(escaped[7:-1], "unicode_escape") == chr(code)
+
+
+def test_array_shifts_are_bounded() -> None:
+    from kubelite.apimachinery.patch.json_patch import MAX_ARRAY_SHIFTS, ArrayShiftError
+
+    head_inserts = [{"op": "add", "path": "/x/0", "value": 1}] * 20
+    with pytest.raises(ArrayShiftError):
+        apply_json_patch({"x": [0] * (MAX_ARRAY_SHIFTS // 10)}, head_inserts)
+    appended = apply_json_patch({"x": [0] * 1000}, [{"op": "add", "path": "/x/-", "value": 1}] * 100)
+    assert len(appended["x"]) == 1100  # appends move nothing
