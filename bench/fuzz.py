@@ -100,6 +100,12 @@ class Schemas:
             optional = {name: self.strategy(sub, depth + 1) for name, sub in list(properties.items())[:25]}
             if "metadata" in optional:
                 optional["metadata"] = st.one_of(self._metadata(), optional["metadata"])
+            kinds = schema.get("x-kubernetes-group-version-kind") or []
+            if kinds and depth == 0:  # mostly the kind the endpoint serves, so bodies get past the type check
+                first = kinds[0]
+                api_version = f"{first['group']}/{first['version']}" if first.get("group") else first["version"]
+                optional["apiVersion"] = st.one_of(st.just(api_version), st.just(api_version), _TEXT)
+                optional["kind"] = st.one_of(st.just(first["kind"]), st.just(first["kind"]), _TEXT)
             shaped = st.fixed_dictionaries({}, optional=optional)
             if isinstance(extra, dict):
                 shaped = st.one_of(shaped, st.dictionaries(_TEXT, self.strategy(extra, depth + 1), max_size=3))
