@@ -552,3 +552,37 @@ def test_server_is_responsive_after_the_hostile_input(server: KubeliteProcess) -
     result, elapsed = timed(lambda: server.http("GET", "/api/v1/namespaces/default"))
     assert result.status == 200
     assert elapsed < 1.0
+
+
+def test_scale_subresource_applies_the_same_limits(server: KubeliteProcess, ns: str) -> None:
+    labels = {"app": "s"}
+    deployment = {
+        "metadata": {"name": "s"},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
+    }
+    assert server.http("POST", f"/apis/apps/v1/namespaces/{ns}/deployments", deployment).status == 201
+    scale = f"/apis/apps/v1/namespaces/{ns}/deployments/s/scale"
+    result = server.http("PUT", scale, {"spec": {"replicas": 3}})
+    assert (result.status, result.json()) == (
+        400,
+        bad_request("the name of the object () does not match the name on the URL (s)"),
+    )
+    bomb: list[dict[str, Any]] = [{"op": "add", "path": "/x", "value": {"a": "b"}}]
+    bomb += [{"op": "copy", "from": "/x", "path": f"/x/k{i}"} for i in range(22)]
+    result, elapsed = timed(lambda: server.http("PATCH", scale, json.dumps(bomb), headers=JSON_PATCH))
+    assert (result.status, result.json()["reason"]) == (422, "Invalid")
+    assert elapsed < 2.0
+    many = [{"op": "test", "path": "/spec/replicas", "value": 1}] * 10_001
+    result = server.http("PATCH", scale, json.dumps(many), headers=JSON_PATCH)
+    assert (result.status, result.json()["message"]) == (
+        413,
+        "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001",
+    )
+    result = server.http("PATCH", scale, json.dumps({"x": "v" * (3 * 1024 * 1024 - 100)}), headers=MERGE_PATCH)
+    assert (result.status, result.json()) == (413, TOO_LARGE)
+    result = server.http("PUT", scale, {"metadata": {"name": "s"}, "spec": {"replicas": 2}})
+    assert result.status == 200, result.body
+    assert result.json()["spec"]["replicas"] == 2

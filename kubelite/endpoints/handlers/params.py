@@ -322,3 +322,17 @@ def _unrecognized(kind: str, why: str, body: bytes) -> errors.StatusError:
         summary = head.decode(errors="replace") if body.startswith(b"{") else head.hex()
         summary += " ..." if len(body) > 30 else ""
     return errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): {why} ({summary})")
+
+
+def check_name(obj: dict[str, Any], namespace: str, name: str) -> None:
+    """kube's update handler: the body names the object of the URL, an empty name included (a PUT of `{}`
+    replaces nothing). The namespace is checked first, as kube does."""
+    meta = obj["metadata"]
+    body_namespace = meta.get("namespace") or ""
+    if namespace and body_namespace and body_namespace != namespace:
+        raise errors.bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    body_name = meta.get("name") or ""
+    if body_name != name:
+        raise errors.bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")

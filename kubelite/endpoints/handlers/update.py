@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from kubelite.admission import Attributes
-from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery import serializers
 from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.field_tracking import manager_of, record_create, record_update
@@ -23,7 +23,7 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
     )
     params.drop_null_fields(obj)
-    _check_name(obj, info)
+    params.check_name(obj, info.namespace, info.name)
     strategy = scope.write_strategy(info.subresource, info.name)
     attrs = Attributes(
         "UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request), write.dry_run
@@ -53,19 +53,3 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         defaulted=not info.subresource,  # record_create / record_update defaulted the main resource
     )
     return write_object(result, negotiated, status=201 if created else 200, warnings=warnings)
-
-
-def _check_name(obj: Obj, info: RequestInfo) -> None:
-    """kube's update handler: the body names the object of the URL, an empty name included (a PUT of `{}`
-    replaces nothing). The namespace is checked first, as kube does."""
-    meta = obj["metadata"]
-    body_namespace = meta.get("namespace") or ""
-    if info.namespace and body_namespace and body_namespace != info.namespace:
-        raise errors.bad_request(
-            "the namespace of the provided object does not match the namespace sent on the request"
-        )
-    body_name = meta.get("name") or ""
-    if body_name != info.name:
-        raise errors.bad_request(
-            f"the name of the object ({body_name}) does not match the name on the URL ({info.name})"
-        )
