@@ -586,3 +586,16 @@ def test_scale_subresource_applies_the_same_limits(server: KubeliteProcess, ns: 
     result = server.http("PUT", scale, {"metadata": {"name": "s"}, "spec": {"replicas": 2}})
     assert result.status == 200, result.body
     assert result.json()["spec"]["replicas"] == 2
+
+
+def test_warnings_for_many_long_unknown_fields_stay_within_kube_budget(server: KubeliteProcess, ns: str) -> None:
+    fields = {f"{i:03d}" + "u" * 2000: i for i in range(100)}
+    body = json.dumps({"metadata": {"name": "many"}, **fields}).encode()
+    head, rest = raw_request(server, "POST", f"/api/v1/namespaces/{ns}/configmaps", body)
+    assert head.startswith(b"HTTP/1.1 201 "), head[:200]
+    assert json.loads(rest)["metadata"]["name"] == "many"
+    warnings = [line for line in head.split(b"\r\n") if line.lower().startswith(b"warning:")]
+    # 4,096 runes of text in all, each cut to 256 once the texts outgrow that
+    assert 0 < len(warnings) <= 16
+    assert all(len(line) < 300 for line in warnings)
+    assert len(head) < 8 * 1024

@@ -12,7 +12,7 @@ from kubelite.apimachinery import serializers
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.patch.json_patch import CopySizeError, apply_json_patch
 from kubelite.endpoints.handlers import params
-from kubelite.endpoints.handlers.negotiation import safe_warning
+from kubelite.endpoints.handlers.warnings import TOTAL_RUNES, safe_warning, warning_headers
 
 
 def alias_levels(levels: int, width: int = 9) -> bytes:
@@ -173,3 +173,21 @@ def test_array_shifts_are_bounded() -> None:
         apply_json_patch({"x": [0] * (MAX_ARRAY_SHIFTS // 10)}, head_inserts)
     appended = apply_json_patch({"x": [0] * 1000}, [{"op": "add", "path": "/x/-", "value": 1}] * 100)
     assert len(appended["x"]) == 1100  # appends move nothing
+
+
+def test_warnings_are_written_once_and_in_full_within_the_budget() -> None:
+    warnings = ['299 - "a"', '299 - "b \\"quoted\\""', '299 - "a"']
+    assert warning_headers(warnings) == ['299 - "a"', '299 - "b \\"quoted\\""']
+
+
+def test_warnings_over_the_budget_are_cut_as_kube_cuts_them() -> None:
+    texts = [f"{i:02d}" + "x" * 998 for i in range(40)]  # 40 texts of 1,000 runes: 40,000 in all
+    headers = warning_headers([f'299 - "{text}"' for text in texts])
+    # past 4,096 runes every text is cut to 256, and texts stop once 4,096 runes are written again
+    assert headers == [f'299 - "{text[:256]}"' for text in texts[:16]]
+    assert sum(len(header) - len('299 - ""') for header in headers) == TOTAL_RUNES
+
+
+def test_a_few_long_warnings_that_fit_are_not_cut() -> None:
+    texts = ["é" * 2000, "ü" * 2000]
+    assert warning_headers([f'299 - "{text}"' for text in texts]) == [f'299 - "{text}"' for text in texts]

@@ -4,7 +4,6 @@ objects and Status errors in that form."""
 from __future__ import annotations
 
 import enum
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -13,6 +12,7 @@ from aiohttp import web
 from kubelite.apimachinery import errors, protobuf, serializers
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.endpoints.handlers.warnings import warning_headers
 
 
 class Conversion(enum.Enum):
@@ -97,30 +97,6 @@ def encode_body(value: Obj, negotiated: Negotiated) -> tuple[bytes, str]:
     return encode(value, negotiated), negotiated.content_type
 
 
-#: what a header value may not hold raw: C0 controls, DEL and C1 controls (Go's unicode.IsControl)
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_NAMED_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
-def _escape_control(match: re.Match[str]) -> str:
-    char = match.group()
-    if char in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[char]
-    return f"\\x{ord(char):02x}" if ord(char) < 0x80 else f"\\u{ord(char):04x}"
-
-
-def safe_warning(header: str) -> str:
-    """A `Warning` header value (`299 - "<text>"`) that HTTP can carry.
-
-    kube's warning texts never hold a control character (its decoders quote field names as Go's %q does,
-    and its header writer drops any text that still has one); a control character kubelite would put in
-    a header is written as %q writes it, so the header neither breaks the response nor loses the warning.
-    """
-    if _CONTROL.search(header) is None:
-        return header
-    return _CONTROL.sub(_escape_control, header)
-
-
 def write_object(
     obj: Obj,
     negotiated: Negotiated,
@@ -131,8 +107,9 @@ def write_object(
     body, content_type = encode_body(obj, negotiated)
     # the header as a plain item: aiohttp's content_type setter parses and rebuilds it on every response
     response = web.Response(body=body, status=status, headers={**(headers or {}), "Content-Type": content_type})
-    for warning in warnings or ():
-        response.headers.add("Warning", safe_warning(warning))
+    if warnings:
+        for header in warning_headers(warnings):
+            response.headers.add("Warning", header)
     return response
 
 
