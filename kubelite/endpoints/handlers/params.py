@@ -251,7 +251,11 @@ async def read_object_and_body(
     if content_type == protobuf.MEDIA_TYPE:
         try:
             decoded = protobuf.decode(body)
-        except (protobuf.ProtobufError, RecursionError) as exc:
+            # messages nest only as their schema does, but embedded raw JSON (RawExtension) may nest deeper;
+            # a body with few brackets cannot hold JSON that deep
+            if serializers.may_be_deeper_than_limit(body):
+                serializers.check_depth(decoded)
+        except (protobuf.ProtobufError, serializers.DecodeError, RecursionError) as exc:
             raise errors.bad_request(f"error decoding protobuf request body: {exc}") from exc
         return _typed_shape(decoded, kind, version), body, content_type
     if content_type not in (serializers.JSON, serializers.YAML, "application/yml", "text/yaml"):
