@@ -281,21 +281,32 @@ def test_patch_results_larger_than_a_body_are_refused(
 SWEEP_BODIES = ["{}", '{"metadata": null}', '{"spec": null}', '{"metadata": 5}', '{"spec": "x"}', "[]", '"x"', "5"]
 
 
-def served_resources(server: KubeliteProcess) -> list[tuple[str, dict[str, Any]]]:
-    """(collection path, discovery entry) of every top-level resource, from discovery as clients walk it."""
+def discovered(server: KubeliteProcess) -> list[tuple[str, dict[str, Any]]]:
+    """(group/version path, discovery entry) of every resource and subresource, as clients walk discovery."""
     versions = ["/api/v1"] + [
         f"/apis/{version['groupVersion']}"
         for group in server.http("GET", "/apis").json()["groups"]
         for version in group["versions"]
     ]
-    served = []
-    for group_version in versions:
-        for resource in server.http("GET", group_version).json()["resources"]:
-            if "/" in resource["name"]:
-                continue
-            scope = "/namespaces/default" if resource["namespaced"] else ""
-            served.append((f"{group_version}{scope}/{resource['name']}", resource))
-    return served
+    return [
+        (group_version, resource)
+        for group_version in versions
+        for resource in server.http("GET", group_version).json()["resources"]
+    ]
+
+
+def collection_of(group_version: str, resource: dict[str, Any]) -> str:
+    scope = "/namespaces/default" if resource["namespaced"] else ""
+    return f"{group_version}{scope}/{resource['name']}"
+
+
+def served_resources(server: KubeliteProcess) -> list[tuple[str, dict[str, Any]]]:
+    """(collection path, discovery entry) of every top-level resource."""
+    return [
+        (collection_of(group_version, resource), resource)
+        for group_version, resource in discovered(server)
+        if "/" not in resource["name"]
+    ]
 
 
 def expected_for(body: str, kind: str, version: str) -> tuple[int, str] | None:
@@ -360,6 +371,50 @@ def test_malformed_bodies_on_every_resource_get_a_4xx_status(server: KubelitePro
                 ), where
             checked += 1
     assert checked > 200
+
+
+def test_malformed_bodies_on_every_subresource_get_a_4xx_status(server: KubeliteProcess) -> None:
+    pod = {"metadata": {"name": "sweep"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    assert server.http("POST", "/api/v1/namespaces/default/pods", pod).status == 201
+    labels = {"app": "sweep"}
+    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    deployment = {"metadata": {"name": "sweep"}, "spec": {"selector": {"matchLabels": labels}, "template": template}}
+    assert server.http("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status == 201
+    covered: set[str] = set()
+    entries = discovered(server)
+    parents = {(group_version, resource["name"]): resource for group_version, resource in entries}
+    for group_version, resource in entries:
+        parent_name, _, subresource = resource["name"].partition("/")
+        parent = parents.get((group_version, parent_name))
+        if subresource and parent is not None:
+            collection = collection_of(group_version, parent)
+            items = server.http("GET", collection).json().get("items") or []
+            if not items:
+                continue
+            meta = items[0]["metadata"]
+            where = collection.replace("/namespaces/default/", f"/namespaces/{meta.get('namespace')}/")
+            path = f"{where}/{meta['name']}/{subresource}"
+            for verb, method in (("create", "POST"), ("update", "PUT")):
+                if verb not in resource["verbs"]:
+                    continue
+                for body in SWEEP_BODIES:
+                    result = server.http(method, path, body, headers=JSON)
+                    described = f"{method} {path} {body}: {result.status} {result.body[:300]!r}"
+                    assert 400 <= result.status < 500, described
+                    status_of(result)
+                    if method == "PUT" and body == "{}":
+                        assert result.json()["message"] == (
+                            f"the name of the object () does not match the name on the URL ({meta['name']})"
+                        ), described
+                    covered.add(f"{parent_name}/{subresource} {method}")
+    assert covered >= {
+        "pods/status PUT",
+        "pods/binding POST",
+        "deployments/scale PUT",
+        "deployments/status PUT",
+        "namespaces/finalize PUT",
+        "namespaces/status PUT",
+    }, covered
 
 
 def test_namespace_with_empty_and_null_bodies(server: KubeliteProcess) -> None:
