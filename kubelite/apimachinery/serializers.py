@@ -7,7 +7,11 @@ Content-Type; a missing Content-Type means JSON, as kubectl sometimes sends none
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import struct
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +23,80 @@ from kubelite.apimachinery.meta import deep_copy, plain
 
 try:  # libyaml's C loader/dumper when PyYAML was built with it
     from yaml import CSafeDumper as _Dumper
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # pragma: no cover - depends on the wheel
     from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+    """YAML into the values kube's YAML-to-JSON conversion (go-yaml v2, then sigs.k8s.io/yaml) makes.
+
+    Timestamps stay strings and `!!binary` is its decoded bytes as text, as go-yaml decodes both into an
+    interface{}; map keys that are numbers or booleans become their text, as JSON needs string keys.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+        # PyYAML's own loop, with keys made text as they are read: `1` and `true` stay two keys, as in Go
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if type(key) is not str:
+                if not isinstance(key, Hashable):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+                    )
+                key = _key_text(key)
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def _key_text(key: Any) -> str:
+    """sigs.k8s.io/yaml's text for a map key that is not a string."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        if key != key:
+            return ".nan"
+        if key in (float("inf"), float("-inf")):
+            return ".inf" if key > 0 else "-.inf"
+        return _go_float32_text(key)
+    described = "<nil>" if key is None else type(key).__name__
+    raise yaml.constructor.ConstructorError(None, None, f"unsupported map key of type: {described}")
+
+
+def _go_float32_text(value: float) -> str:
+    """Go's strconv.FormatFloat(value, 'g', -1, 32): the fewest digits that read back as the same float32,
+    in exponent form when the exponent is below -4 or at least 6."""
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    digits = 1
+    while digits < 9 and struct.unpack("f", struct.pack("f", float(f"{single:.{digits - 1}e}")))[0] != single:
+        digits += 1
+    power = int(f"{single:e}".partition("e")[2]) if single else 0
+    if power < -4 or power >= 6:
+        return f"{single:.{digits - 1}e}"
+    return f"{single:.{max(digits - 1 - power, 0)}f}"
+
+
+def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    return str(node.value)
+
+
+def _binary_as_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    try:
+        return base64.b64decode(str(node.value).encode(), validate=False).decode(errors="replace")
+    except (ValueError, binascii.Error) as exc:
+        raise yaml.constructor.ConstructorError(None, None, f"failed to decode !!binary: {exc}") from exc
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _binary_as_text)
 
 JSON = "application/json"
 YAML = "application/yaml"

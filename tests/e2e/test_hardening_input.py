@@ -124,6 +124,20 @@ def test_yaml_alias_bomb_in_server_side_apply_is_refused(server: KubeliteProcess
     assert elapsed < 2.0
 
 
+def test_yaml_keys_and_timestamps_decode_as_kube_converts_them(server: KubeliteProcess, ns: str) -> None:
+    document = "metadata: {name: keys, labels: {1: x}}\ndata: {1: a, true: b, when: 2020-01-01}\n"
+    result = server.http("POST", f"/api/v1/namespaces/{ns}/configmaps", document, headers=YAML)
+    assert result.status == 201, result.body
+    created = result.json()
+    assert created["metadata"]["labels"] == {"1": "x"}
+    assert created["data"] == {"1": "a", "true": "b", "when": "2020-01-01"}
+    result = server.http(
+        "POST", f"/api/v1/namespaces/{ns}/configmaps", "metadata: {name: k}\ndata: {null: a}\n", headers=YAML
+    )
+    assert result.status == 400
+    assert "yaml: unsupported map key of type: <nil>" in status_of(result)["message"]
+
+
 @pytest.mark.parametrize("depth", [201, 1025, 100_000])
 def test_deeply_nested_json_is_refused(server: KubeliteProcess, ns: str, depth: int) -> None:
     body = '{"metadata":{"name":"deep"},"x":' + "[" * depth + "]" * depth + "}"

@@ -191,3 +191,26 @@ def test_warnings_over_the_budget_are_cut_as_kube_cuts_them() -> None:
 def test_a_few_long_warnings_that_fit_are_not_cut() -> None:
     texts = ["é" * 2000, "ü" * 2000]
     assert warning_headers([f'299 - "{text}"' for text in texts]) == [f'299 - "{text}"' for text in texts]
+
+
+def test_yaml_decodes_into_what_kube_converts_it_to() -> None:
+    decoded = serializers.loads_yaml(
+        b"keys: {1: a, true: b, false: c, 1.5: d, 0.1: e}\nwhen: 2020-01-01\nstamp: 2001-12-14t21:59:43.10-05:00\n"
+        b"raw: !!binary aGVsbG8=\nmerged: {<<: {x: 1}, y: 2}\n"
+    )
+    assert decoded == {
+        "keys": {"1": "a", "true": "b", "false": "c", "1.5": "d", "0.1": "e"},
+        "when": "2020-01-01",
+        "stamp": "2001-12-14t21:59:43.10-05:00",
+        "raw": "hello",
+        "merged": {"x": 1, "y": 2},
+    }
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [(b"{null: 1}", "unsupported map key of type: <nil>"), (b"? [a]\n: 1\n", "found unhashable key")],
+)
+def test_yaml_keys_json_cannot_hold_are_refused(document: bytes, message: str) -> None:
+    with pytest.raises(serializers.DecodeError, match=message):
+        serializers.loads_yaml(document)
