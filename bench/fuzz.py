@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +37,25 @@ METHODS = ("get", "put", "post", "delete", "patch")
 _SKIPPED_PARAMS = frozenset({"watch", "follow"})
 _MAX_DEPTH = 5
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
+_NINE_LOLS = "[" + ",".join(['"lol"'] * 9) + "]"
+_YAML_ODDITIES = st.sampled_from(
+    [
+        b"a: &a "
+        + _NINE_LOLS.encode()
+        + b"".join(
+            f"\n{c}: &{c} [{','.join([f'*{p}'] * 9)}]".encode() for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+        ),
+        b"a: &a [*a]\n",
+        b"x: " + b"[" * 5000 + b"]" * 5000,
+        b"{null: 1, 1: 2, true: 3, 1.5: 4}\n",
+        b"t: 2020-01-01\nb: !!binary aGVsbG8=\ns: !!set {a, b}\n",
+        b"!!python/object:os.system [ls]\n",
+        b"--- a\n--- b\n",
+        b"metadata: {name: &n x}\nspec: *n\n",
+        b"? [a, b]\n: c\n",
+        b"\t\x00\xff",
+    ]
+)
 
 _INTEGERS = st.one_of(
     st.integers(-5, 100),
@@ -248,6 +268,8 @@ class Fuzzer:
                 body = json.dumps(value).encode()
                 if content_type == _PROTOBUF:  # kube's envelope magic, then whatever comes
                     body = b"k8s\x00" + data.draw(st.binary(max_size=80))
+                elif content_type.endswith("yaml") and data.draw(st.booleans()):
+                    body = data.draw(st.one_of(st.just(yaml.safe_dump(value).encode()), _YAML_ODDITIES))
                 elif data.draw(st.integers(0, 20)) == 0:  # now and then, bytes that are no document at all
                     body = data.draw(st.binary(max_size=40))
             self.send(operation.method, target, content_type, body)
