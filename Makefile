@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint unit e2e clean bench
+.PHONY: serve test lint unit e2e clean bench fuzz
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ e2e: $(STAMP)
 
 bench: $(STAMP)
 	bash bench/prepare.sh $(PYTHON) && $(BIN)/python -m bench $(ARGS)
+
+# a few minutes of property-based requests against a real server, from the OpenAPI it serves (not in `test`)
+fuzz: $(STAMP)
+	$(BIN)/python -m bench.fuzz $(ARGS)
 
 clean:
 	rm -rf $(VENV) kubelite-data

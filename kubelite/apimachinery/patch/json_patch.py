@@ -1,14 +1,72 @@
-"""JSON patch (RFC 6902): add, remove, replace, move, copy and test on JSON pointers (RFC 6901)."""
+"""JSON patch (RFC 6902): add, remove, replace, move, copy and test on JSON pointers (RFC 6901).
+
+`copy` is the one operation whose result can outgrow the patch: each copy may double the document, so
+twenty small operations reach gigabytes. As evanphx/json-patch does for kube, the sizes (as JSON) of
+everything copied add up, and a patch whose copies pass `copy_size_limit` fails before it copies more.
+
+Inserting into or removing from the middle of an array moves the elements after it; a patch may move
+MAX_ARRAY_SHIFTS of them in all. kube has no such bound (its Go patcher does not hold an event loop).
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from kubelite.apimachinery.meta import deep_copy
+import orjson
 
 
 class JSONPatchError(ValueError):
     pass
+
+
+class CopySizeError(JSONPatchError):
+    """The accumulated size of a patch's copies passed the limit."""
+
+    def __init__(self, limit: int, accumulated: int) -> None:
+        super().__init__(
+            "Unable to complete the copy, the accumulated size increase of copy is "
+            f"{accumulated}, exceeding the limit {limit}"
+        )
+
+
+#: array elements that inserts and removals in the middle of arrays may move, over one patch. A few dozen
+#: milliseconds of memmove: 10,000 inserts at the head of a million-element array would hold the event
+#: loop for seconds, while real patches move a few thousand at most
+MAX_ARRAY_SHIFTS = 50_000_000
+
+
+class ArrayShiftError(JSONPatchError):
+    """A patch whose inserts and removals would move more array elements than MAX_ARRAY_SHIFTS."""
+
+
+class _ShiftBudget:
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_ARRAY_SHIFTS
+
+    def spend(self, moved: int) -> None:
+        self.left -= moved
+        if self.left < 0:
+            raise ArrayShiftError(f"the patch moves more than {MAX_ARRAY_SHIFTS} array elements")
+
+
+def _encoded(value: Any) -> tuple[bytes, bool]:
+    """The JSON of a value, and whether orjson (rather than the standard library) wrote it."""
+    try:
+        return orjson.dumps(value), True
+    except orjson.JSONEncodeError:  # integers beyond 64 bits (from YAML): the standard library holds them
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(), False
+
+
+def _decoded(encoded: bytes, by_orjson: bool) -> Any:
+    # orjson would read integers beyond 64 bits as floats: what it did not write, it does not read
+    return orjson.loads(encoded) if by_orjson else json.loads(encoded)
+
+
+def deep_copy(value: Any) -> Any:
+    return _decoded(*_encoded(value)) if isinstance(value, dict | list) else value
 
 
 def _tokens(pointer: str) -> list[str]:
@@ -58,27 +116,31 @@ def _get(doc: Any, pointer: str) -> Any:
     return node
 
 
-def _add(doc: Any, pointer: str, value: Any) -> Any:
+def _add(doc: Any, pointer: str, value: Any, budget: _ShiftBudget) -> Any:
     if pointer == "":
         return value
     parent, token = _parent(doc, pointer)
     if isinstance(parent, dict):
         parent[token] = value
     elif isinstance(parent, list):
-        parent.insert(_index(parent, token, for_add=True), value)
+        index = _index(parent, token, for_add=True)
+        budget.spend(len(parent) - index)
+        parent.insert(index, value)
     else:
         raise JSONPatchError(f'doc is missing path: "{pointer}"')
     return doc
 
 
-def _remove(doc: Any, pointer: str) -> Any:
+def _remove(doc: Any, pointer: str, budget: _ShiftBudget) -> Any:
     parent, token = _parent(doc, pointer)
     if isinstance(parent, dict):
         if token not in parent:
             raise JSONPatchError(f"unable to remove nonexistent key: {token}: missing value")
         del parent[token]
     elif isinstance(parent, list):
-        del parent[_index(parent, token, for_add=False)]
+        index = _index(parent, token, for_add=False)
+        budget.spend(len(parent) - index)
+        del parent[index]
     else:
         raise JSONPatchError(f'doc is missing path: "{pointer}"')
     return doc
@@ -97,10 +159,13 @@ def _json_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def apply_json_patch(document: Any, operations: Any) -> Any:
+def apply_json_patch(document: Any, operations: Any, *, copy_size_limit: int = 0) -> Any:
+    """The patched copy of `document`; `copy_size_limit` (bytes of JSON, 0 for none) bounds what copies add."""
     if not isinstance(operations, list):
         raise JSONPatchError("json patch must be an array of operations")
     doc = deep_copy(document)
+    copied = 0
+    budget = _ShiftBudget()
     for op in operations:
         if not isinstance(op, dict) or not isinstance(op.get("op"), str):
             raise JSONPatchError("invalid operation: missing op")
@@ -110,23 +175,29 @@ def apply_json_patch(document: Any, operations: Any) -> Any:
         if kind in ("add", "replace", "test") and "value" not in op:
             raise JSONPatchError(f"missing value for operation {kind}")
         if kind == "add":
-            doc = _add(doc, path, deep_copy(op["value"]))
+            doc = _add(doc, path, deep_copy(op["value"]), budget)
         elif kind == "remove":
-            doc = _remove(doc, path)
+            doc = _remove(doc, path, budget)
         elif kind == "replace":
             _get(doc, path)  # must exist
             if path == "":
                 doc = deep_copy(op["value"])
             else:
-                doc = _add(_remove(doc, path), path, deep_copy(op["value"]))
+                doc = _add(_remove(doc, path, budget), path, deep_copy(op["value"]), budget)
         elif kind in ("move", "copy"):
             source = op.get("from")
             if not isinstance(source, str):
                 raise JSONPatchError(f"operation {kind} is missing from")
-            value = deep_copy(_get(doc, source))
-            if kind == "move":
-                doc = _remove(doc, source)
-            doc = _add(doc, path, value)
+            if kind == "move":  # the value leaves its place: nothing to copy, nothing grows
+                value = _get(doc, source)
+                doc = _remove(doc, source, budget)
+            else:
+                encoded, by_orjson = _encoded(_get(doc, source))
+                copied += len(encoded)
+                if copy_size_limit and copied > copy_size_limit:
+                    raise CopySizeError(copy_size_limit, copied)
+                value = _decoded(encoded, by_orjson)
+            doc = _add(doc, path, value, budget)
         elif kind == "test":
             if not _json_equal(_get(doc, path), op["value"]):
                 raise JSONPatchError(f"testing value {path} failed: test failed")

@@ -18,10 +18,11 @@ from kubelite.endpoints.request_info import RequestInfo
 async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    obj, body, media_type = await params.read_object_and_body(request, kind=scope.spec.kind)
+    obj, body, media_type = await params.read_object_and_body(request, kind=scope.spec.kind, version=scope.spec.version)
     warnings = field_validation.check(
         scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
     )
+    params.drop_null_fields(obj)
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     attrs = Attributes(
         "CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request), write.dry_run

@@ -15,6 +15,7 @@ from kubelite.endpoints.request_info import RequestInfo
 
 async def get(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"))
+    params.resource_version_param(request.query)  # served from the latest state, but it must be a revision
     obj = await scope.store.get(info.namespace, info.name, shared=True)  # only encoded below, never changed
     if negotiated.conversion is Conversion.TABLE:
         include = include_object_param(request.query.get("includeObject"))

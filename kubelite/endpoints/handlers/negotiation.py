@@ -12,6 +12,7 @@ from aiohttp import web
 from kubelite.apimachinery import errors, protobuf, serializers
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.endpoints.handlers.warnings import warning_headers
 
 
 class Conversion(enum.Enum):
@@ -81,10 +82,17 @@ def encode(value: object, negotiated: Negotiated) -> bytes:
 
 
 def encode_body(value: Obj, negotiated: Negotiated) -> tuple[bytes, str]:
-    """The body and its Content-Type; kinds without a protobuf form fall back to JSON, as kube does."""
+    """The body and its Content-Type; kinds without a protobuf form fall back to JSON, as kube does.
+
+    So does an object its protobuf form cannot hold (a value out of its field's range): the write it
+    answers may be committed, and the client must hear of it in some form rather than lose the connection.
+    """
     if negotiated.content_type == protobuf.MEDIA_TYPE:
         if protobuf.supports(str(value.get("apiVersion") or ""), str(value.get("kind") or "")):
-            return protobuf.encode(value), protobuf.MEDIA_TYPE
+            try:
+                return protobuf.encode(value), protobuf.MEDIA_TYPE
+            except (protobuf.ProtobufError, TypeError, OverflowError):
+                pass
         return serializers.dumps_json(value), "application/json"
     return encode(value, negotiated), negotiated.content_type
 
@@ -99,8 +107,9 @@ def write_object(
     body, content_type = encode_body(obj, negotiated)
     # the header as a plain item: aiohttp's content_type setter parses and rebuilds it on every response
     response = web.Response(body=body, status=status, headers={**(headers or {}), "Content-Type": content_type})
-    for warning in warnings or ():
-        response.headers.add("Warning", warning)
+    if warnings:
+        for header in warning_headers(warnings):
+            response.headers.add("Warning", header)
     return response
 
 

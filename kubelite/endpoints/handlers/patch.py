@@ -32,6 +32,41 @@ from kubelite.registry.spec import ResourceSpec
 
 _SUPPORTED = (serializers.JSON_PATCH, serializers.MERGE_PATCH, serializers.STRATEGIC_MERGE_PATCH)
 
+#: kube's limit on the operations of one JSON patch
+MAX_JSON_PATCH_OPERATIONS = 10_000
+#: what the copies of one JSON patch may add, in bytes of JSON (kube's --json-patch-max-copy-bytes default)
+JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024
+
+
+def apply_limited_json_patch(current: Obj, operations: list[Any]) -> Obj:
+    """A JSON patch applied within kube's limits: operations, accumulated copies, and the result's size."""
+    if len(operations) > MAX_JSON_PATCH_OPERATIONS:  # kube counts them where it applies them
+        raise errors.StatusError(
+            413,
+            "RequestEntityTooLarge",
+            "Request entity too large: The allowed maximum operations in a JSON patch is "
+            f"{MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}",
+        )
+    try:
+        result = apply_json_patch(current, operations, copy_size_limit=JSON_PATCH_MAX_COPY_BYTES)
+    except JSONPatchError as exc:
+        raise errors.patch_not_applicable() from exc
+    if not isinstance(result, dict):
+        raise errors.bad_request("the patch result is not an object")
+    return check_result_size(result)
+
+
+def check_result_size(result: Obj) -> Obj:
+    """A patched object larger than a request body could be is refused, as the request it stands for.
+
+    kube leaves this to etcd, which refuses the write with a 500; kubelite answers the 413 a body of that
+    size gets. Merge and strategic patches cannot grow past patch plus object; JSON patches are bounded
+    by their copy limit; this is the last word on all of them.
+    """
+    if len(serializers.dumps_json(result)) > params.MAX_BODY_BYTES:
+        raise errors.request_entity_too_large(params.MAX_BODY_BYTES)
+    return result
+
 
 def _strategic(spec: ResourceSpec, patch: dict[str, Any]) -> Callable[[Obj], Obj]:
     schema = schema_for(spec.group, spec.version, spec.kind)
@@ -39,7 +74,7 @@ def _strategic(spec: ResourceSpec, patch: dict[str, Any]) -> Callable[[Obj], Obj
 
     def strategic_patch(current: Obj) -> Obj:
         try:
-            return apply_strategic_merge_patch(current, patch, schema, lookup)
+            return check_result_size(apply_strategic_merge_patch(current, patch, schema, lookup))
         except StrategicMergeError as exc:
             # kube answers some of these with a 500; bad input is the client's error, so it is a 4xx here
             code = exc.code if 400 <= exc.code < 500 else 400
@@ -51,23 +86,16 @@ def _strategic(spec: ResourceSpec, patch: dict[str, Any]) -> Callable[[Obj], Obj
 def _patcher(content_type: str, patch: Any, spec: ResourceSpec) -> Callable[[Obj], Obj]:
     if content_type == serializers.JSON_PATCH:
         if not isinstance(patch, list):
-            raise errors.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+            raise errors.bad_request(
+                f"json: cannot unmarshal {serializers.go_json_type(patch)} into Go value of type jsonpatch.Patch"
+            )
 
-        def json_patch(current: Obj) -> Obj:
-            try:
-                result = apply_json_patch(current, patch)
-            except JSONPatchError as exc:
-                raise errors.patch_not_applicable() from exc
-            if not isinstance(result, dict):
-                raise errors.bad_request("the patch result is not an object")
-            return result
-
-        return json_patch
+        return lambda current: apply_limited_json_patch(current, patch)
     if not isinstance(patch, dict):
         raise errors.bad_request("json: cannot unmarshal array into Go value of type map[string]interface {}")
     if content_type == serializers.STRATEGIC_MERGE_PATCH:
         return _strategic(spec, patch)
-    return lambda current: apply_merge_patch(current, patch)
+    return lambda current: check_result_size(apply_merge_patch(current, patch))
 
 
 async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:

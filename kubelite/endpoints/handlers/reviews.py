@@ -82,7 +82,7 @@ def _attributes(user: UserInfo | None, spec: dict[str, Any], namespace: str) -> 
 def make_review_handler(authorizer: Authorizer):  # type: ignore[no-untyped-def]
     async def review(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
         negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
-        body = await params.read_object(request)
+        body = await params.read_object(request, kind=scope.spec.kind, version=scope.spec.version)
         kind = scope.spec.kind
         if body.get("kind") not in (None, kind):
             raise errors.bad_request(

@@ -6,11 +6,11 @@ from aiohttp import web
 
 from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.meta import Obj, deep_copy
-from kubelite.apimachinery.patch.json_patch import JSONPatchError, apply_json_patch
 from kubelite.apimachinery.patch.merge import apply_merge_patch
 from kubelite.apimachinery.patch.strategic import apply_strategic_merge_patch
 from kubelite.endpoints.handlers import params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
+from kubelite.endpoints.handlers.patch import apply_limited_json_patch, check_result_size
 from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_info import RequestInfo
@@ -24,7 +24,9 @@ async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         return write_object(to_scale(await scope.store.get(info.namespace, info.name)), negotiated)
     write = params.write_params(request)
     if info.verb == "update":
-        body = await params.read_object(request)
+        body = await params.read_object(request, kind="Scale", version="v1")  # autoscaling/v1, whatever the parent
+
+        params.check_name(body, info.namespace, info.name)
 
         async def replace(current: Obj | None) -> Obj:
             return deep_copy(body)
@@ -37,16 +39,17 @@ async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         async def patched(current: Obj | None) -> Obj:
             assert current is not None
             if content_type == serializers.JSON_PATCH:
-                try:
-                    return apply_json_patch(current, patch_body)  # type: ignore[no-any-return]
-                except JSONPatchError as exc:
-                    raise errors.patch_not_applicable() from exc
+                if not isinstance(patch_body, list):
+                    raise errors.patch_not_applicable()
+                return apply_limited_json_patch(current, patch_body)
             if content_type == serializers.STRATEGIC_MERGE_PATCH:
-                return apply_strategic_merge_patch(
-                    current, patch_body, schema_for("autoscaling", "v1", "Scale"), default_lookup()
+                return check_result_size(
+                    apply_strategic_merge_patch(
+                        current, patch_body, schema_for("autoscaling", "v1", "Scale"), default_lookup()
+                    )
                 )
             if content_type == serializers.MERGE_PATCH:
-                return apply_merge_patch(current, patch_body)  # type: ignore[no-any-return]
+                return check_result_size(apply_merge_patch(current, patch_body))
             raise errors.unsupported_media_type(content_type)
 
         return write_object(await update_scale(scope.store, info.namespace, info.name, patched, write), negotiated)
@@ -59,7 +62,7 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         raise errors.method_not_allowed()
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    body = await params.read_object(request)
+    body = await params.read_object(request, kind="Binding", version="v1")  # also on pods/binding
     meta = body.get("metadata") or {}
     name = info.name if info.subresource else str(meta.get("name") or "")
     if info.subresource and meta.get("name") and meta["name"] != info.name:

@@ -19,10 +19,12 @@ from kubelite.storage.interface import Preconditions
 async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    obj, body, media_type = await params.read_object_and_body(request, kind=scope.spec.kind)
+    obj, body, media_type = await params.read_object_and_body(request, kind=scope.spec.kind, version=scope.spec.version)
     warnings = field_validation.check(
         scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
     )
+    params.drop_null_fields(obj)
+    params.check_name(obj, info.namespace, info.name)
     strategy = scope.write_strategy(info.subresource, info.name)
     attrs = Attributes(
         "UPDATE", scope.spec, info.namespace, info.name, info.subresource, user_from(request), write.dry_run

@@ -23,7 +23,9 @@ class NamespaceStrategy(Strategy):
 
     def prepare_for_create(self, obj: Obj) -> None:
         super().prepare_for_create(obj)
-        spec = obj.setdefault("spec", {})
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            spec = obj["spec"] = {}
         finalizers = list(spec.get("finalizers") or [])
         if FINALIZER not in finalizers:
             finalizers.append(FINALIZER)
@@ -34,7 +36,7 @@ class NamespaceStrategy(Strategy):
         new["spec"] = old.get("spec", {})  # spec.finalizers change only through /finalize
 
     def default(self, obj: Obj) -> None:
-        meta = obj["metadata"]
+        meta = obj.setdefault("metadata", {})
         labels = meta.get("labels") or {}
         labels[NAME_LABEL] = meta.get("name", "")
         meta["labels"] = labels
