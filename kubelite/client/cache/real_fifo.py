@@ -12,8 +12,9 @@ import logging
 from collections import deque
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.fifo import Delta, DeltaType, FIFOClosedError, PopProcess, TransformFunc
-from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, Obj, meta_namespace_key
+from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key
 from kubelite.client.cache.store import KeyListerGetter
 from kubelite.client.notify import Wakeup
 

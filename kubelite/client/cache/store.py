@@ -15,7 +15,8 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, Obj, meta_namespace_key
+from kubelite.apimachinery.meta import Obj
+from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key
 
 IndexFunc = Callable[[Obj], list[str]]
 

@@ -13,7 +13,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from kubelite.client.cache.keys import Obj, meta_namespace_key
+from kubelite.apimachinery.meta import Obj
+from kubelite.client.cache.keys import meta_namespace_key
 from kubelite.client.cache.listwatch import ListOptions
 from kubelite.client.errors import BadRequest, Expired
 from kubelite.client.watch import (

@@ -31,13 +31,13 @@ from collections.abc import Callable, Iterable
 from sortedcontainers import SortedList
 
 from kubelite.apimachinery.compact import compact_managed_fields
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage import errors
 from kubelite.storage.cacher.watcher import CacheWatcher
 from kubelite.storage.interface import (
     EventType,
     ListOptions,
     ListResult,
-    Obj,
     Preconditions,
     ResourceVersionMatch,
     Storage,

@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from kubelite.storage.interface import EventType, Obj, StreamWriter, WatchEvent
+from kubelite.apimachinery.meta import Obj
+from kubelite.storage.interface import EventType, StreamWriter, WatchEvent
 
 _CLOSED = object()
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import orjson
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import FutureResourceVersion, TooOldResourceVersion
-from kubelite.storage.interface import EventType, ListResult, Obj, WatchEvent
+from kubelite.storage.interface import EventType, ListResult, WatchEvent
 from kubelite.storage.keys import prefix_end, range_start
 from kubelite.storage.sqlite import schema
 from kubelite.storage.sqlite.writer import Row

@@ -32,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import (
     Conflict,
     FutureResourceVersion,
@@ -42,7 +43,6 @@ from kubelite.storage.errors import (
 from kubelite.storage.interface import (
     ListOptions,
     ListResult,
-    Obj,
     Preconditions,
     ResourceVersionMatch,
     TryUpdate,

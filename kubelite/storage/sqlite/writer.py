@@ -29,8 +29,9 @@ from typing import Any
 
 import orjson
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import KeyExists, StorageError
-from kubelite.storage.interface import EventType, Obj
+from kubelite.storage.interface import EventType
 from kubelite.storage.sqlite import schema
 
 log = logging.getLogger(__name__)
