@@ -8,6 +8,7 @@ object; the first `replace` makes everything queued at that moment the initial p
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections import deque
 from typing import Any
@@ -111,7 +112,7 @@ class RealFIFO:
     def list(self) -> list[Any]:
         return [delta.object for delta in self._items]
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         return list(dict.fromkeys(self.key_of(delta.object) for delta in self._items))
 
     def get(self, obj: Any) -> Any | None:
@@ -137,7 +138,7 @@ class RealFIFO:
     def closed(self) -> bool:
         return self._closed
 
-    async def pop(self, process: PopProcess) -> list[Delta]:
+    async def pop(self, process: PopProcess) -> builtins.list[Delta]:
         while not self._items:
             if self._closed:
                 raise FIFOClosedError("RealFIFO: manipulating with closed queue")

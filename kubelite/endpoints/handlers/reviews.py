@@ -89,7 +89,7 @@ def make_review_handler(authorizer: Authorizer):  # type: ignore[no-untyped-def]
                 f"the kind in the data ({body.get('kind')}) does not match the expected kind ({kind})"
             )
         user = user_from(request)
-        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+        spec = raw_spec if isinstance(raw_spec := body.get("spec"), dict) else {}
         meta = dict(body.get("metadata") or {})
         meta.setdefault("creationTimestamp", None)
         out: Obj = {"kind": kind, "apiVersion": scope.spec.api_version, "metadata": meta}

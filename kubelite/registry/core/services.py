@@ -43,7 +43,7 @@ def default_service_spec(spec: dict[str, Any]) -> None:
             spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": _DEFAULT_AFFINITY_SECONDS}}
     if not spec.get("type"):
         spec["type"] = "ClusterIP"
-    for port in spec.get("ports") if isinstance(spec.get("ports"), list) else []:
+    for port in raw_ports if isinstance(raw_ports := spec.get("ports"), list) else []:
         if not isinstance(port, dict):
             continue
         if not port.get("protocol"):
