@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - depends on the wheel
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 
-class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+class _Loader(_SafeLoader):
     """YAML into the values kube's YAML-to-JSON conversion (go-yaml v2, then sigs.k8s.io/yaml) makes.
 
     Timestamps stay strings and `!!binary` is its decoded bytes as text, as go-yaml decodes both into an

@@ -307,7 +307,7 @@ class Set:
     def to_fields(self) -> dict[str, Any]:
         """The FieldsV1 object of this set, keys in structured-merge-diff's order (a new object each time)."""
         if self._json is not None:
-            return orjson.loads(self._json)  # type: ignore[no-any-return]
+            return orjson.loads(self._json)
         fields = self._emit(include_self=False)
         self._json = orjson.dumps(fields)
         return fields

@@ -89,7 +89,7 @@ def _complete(plan: MessagePlan, built: dict[str, MessagePlan]) -> None:
     for rank, row in enumerate(load().messages[plan.full]):
         # interned, as Python's own identifiers are: attribute and dict lookups compare them by identity
         key, number, typ, mods = sys.intern(row[0]), row[1], row[2], row[3]
-        name = sys.intern(row[4]) if len(row) > 4 else key  # type: ignore[misc]
+        name = sys.intern(row[4]) if len(row) > 4 else key
         if number < last_number:
             plan.ordered = False
         last_number = number

@@ -90,7 +90,7 @@ def _file_protos() -> list[Any]:
             msg = fdp.message_type.add(name=full.rsplit(".", 1)[1])
             for row in messages[full]:
                 json_name, number, typ, mods = row[0], row[1], row[2], row[3]
-                name = row[4] if len(row) > 4 else json_name  # type: ignore[misc]
+                name = row[4] if len(row) > 4 else json_name
                 field = msg.field.add(name=name, number=number, json_name=name)
                 if "m" in mods:
                     entry = msg.nested_type.add(name=_entry_name(name))

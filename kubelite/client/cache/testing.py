@@ -71,7 +71,7 @@ class FakeWatch:
         if item is self._END:
             self.closed = True
             raise StopAsyncIteration
-        return item  # type: ignore[no-any-return]
+        return item
 
 
 @dataclass

@@ -79,7 +79,7 @@ def _attributes(user: UserInfo | None, spec: dict[str, Any], namespace: str) -> 
     )
 
 
-def make_review_handler(authorizer: Authorizer):  # type: ignore[no-untyped-def]
+def make_review_handler(authorizer: Authorizer):
     async def review(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
         negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
         body = await params.read_object(request, kind=scope.spec.kind, version=scope.spec.version)

@@ -11,8 +11,9 @@ from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.registration import Registration, ResourceStorage, StorageContext
+from kubelite.registry.rest import MutateFunc, ValidateFunc
 from kubelite.registry.spec import ResourceSpec
-from kubelite.registry.store import MutateFunc, Store, ValidateFunc
+from kubelite.registry.store import Store
 from kubelite.registry.strategy import Strategy
 from kubelite.registry.tables.core import SERVICE_TABLE
 from kubelite.registry.validation.services import (
