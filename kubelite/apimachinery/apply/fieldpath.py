@@ -320,7 +320,7 @@ class Set:
         keys = members | children.keys()
         # field names sort before every other element, among themselves as strings (see sort_key)
         names = sorted(pe for pe in keys if type(pe) is str)
-        ordered: list[PathElement] = names
+        ordered: Sequence[PathElement] = names
         if len(names) != len(keys):
             ordered = [*names, *sorted((pe for pe in keys if type(pe) is not str), key=sort_key)]
         for pe in ordered:

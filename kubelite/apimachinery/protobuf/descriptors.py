@@ -53,6 +53,7 @@ def _file_protos() -> list[Any]:
     """FileDescriptorProtos for every package in the schema, dependencies first."""
     from google.protobuf import descriptor_pb2
 
+    field_proto = descriptor_pb2.FieldDescriptorProto  # its enums type the fields set below
     messages = load().messages
     by_package: dict[str, list[str]] = {}
     for full in messages:
@@ -98,12 +99,12 @@ def _file_protos() -> list[Any]:
                     entry.field.add(name="key", number=1, type=_SCALARS["string"], label=_LABEL_OPTIONAL)
                     value = entry.field.add(name="value", number=2, label=_LABEL_OPTIONAL)
                     _set_type(value, typ)
-                    field.type = _TYPE_MESSAGE
+                    field.type = field_proto.TYPE_MESSAGE
                     field.type_name = f".{full}.{entry.name}"
-                    field.label = _LABEL_REPEATED
+                    field.label = field_proto.LABEL_REPEATED
                 else:
                     _set_type(field, typ)
-                    field.label = _LABEL_REPEATED if "r" in mods else _LABEL_OPTIONAL
+                    field.label = field_proto.LABEL_REPEATED if "r" in mods else field_proto.LABEL_OPTIONAL
         files.append(fdp)
     return files
 
