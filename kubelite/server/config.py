@@ -26,6 +26,8 @@ class ServerConfig:
     compaction_interval: float = 300.0
     watch_bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
+    #: seconds the start-up integrity check of the store may take (it then stops, with a warning); None skips it
+    store_check_timeout: float | None = 10.0
 
     def validate(self) -> None:
         for name, port in (("--insecure-port", self.insecure_port), ("--secure-port", self.secure_port)):
@@ -39,5 +41,7 @@ class ServerConfig:
             raise ConfigError("--service-cluster-ip-range must hold at least 8 addresses (e.g. a /29 or larger)")
         if self.storage_backend != "sqlite":
             raise ConfigError(f"--storage-backend {self.storage_backend!r} is not supported; use sqlite")
+        if self.store_check_timeout is not None and self.store_check_timeout <= 0:
+            raise ConfigError("--store-check-timeout must be positive (--skip-store-check skips the check)")
         if self.compaction_interval < 0:
             raise ConfigError("--etcd-compaction-interval must not be negative (0 disables compaction)")

@@ -92,7 +92,13 @@ class Cacher:
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"cacher {self.resource_prefix}")
-        await self._ready.wait()
+        ready = asyncio.create_task(self._ready.wait())
+        try:
+            await asyncio.wait((self._task, ready), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        if not self._ready.is_set():
+            self._task.result()  # the first list found the store damaged: raise it, as a relist would too
 
     async def close(self) -> None:
         if self._task:
@@ -108,7 +114,9 @@ class Cacher:
                 await self._list_and_watch()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the storage watch broke: rebuild from a fresh list, as a reflector does
+            except Exception as exc:  # the storage watch broke: rebuild from a fresh list, as a reflector does
+                if isinstance(exc, errors.CorruptStoreError) and not self._ready.is_set():
+                    raise  # at the first list: start fails, naming the damage, instead of relisting forever
                 log.exception("watch cache for %s failed; relisting", self.resource_prefix)
                 await asyncio.sleep(0.2)
 

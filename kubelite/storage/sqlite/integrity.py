@@ -1,0 +1,189 @@
+"""What counts as damage to the store, and the integrity check that looks for it before a server serves.
+
+SQLite notices some damage itself (a page that is not a b-tree page: SQLITE_CORRUPT, a file that is not a
+database: SQLITE_NOTADB, a key that is not UTF-8) and raises; `corruption` turns those raw errors into
+CorruptStoreError, the storage layer's own. Other damage it does not notice while reading: a byte changed in a
+value makes JSON that no longer decodes (the reader checks, see queries.py), and a damaged `current` row can
+point at no log row, or carry a key outside every resource's range, so that an object silently disappears.
+
+`check` runs, on one read-only connection and under one deadline:
+1. `PRAGMA quick_check`: the b-trees and pages are well formed (it skips matching indexes against tables);
+2. every `current` row is a UTF-8 key pointing at a live log row of that same key (what a damaged key or
+   revision breaks, and quick_check passes);
+3. with `decode`, every stored value decodes as a JSON object (the start-up check leaves that to the watch
+   caches, which decode every object anyway; `kubelite store check` does it).
+
+The deadline is enforced by a progress handler, which also aborts the check when `stop` is set (a server told
+to stop while it checks). A check cut short says so in its report: it is not a pass.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from kubelite.storage.errors import CorruptStoreError
+
+#: SQLITE_CORRUPT and SQLITE_NOTADB (primary codes: the low byte of an extended code)
+_DAMAGE_CODES = {11, 26}
+#: how many problems a report keeps; a badly damaged file can have thousands
+MAX_PROBLEMS = 20
+#: SQLite virtual machine steps between progress handler calls
+_PROGRESS_STEPS = 10_000
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether a raw SQLite error means the file is damaged (not busy, full, interrupted or misused)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in _DAMAGE_CODES:
+        return True
+    # raised by Python's sqlite3 itself, without a code: kubelite writes only UTF-8 keys
+    return str(exc).startswith("Could not decode to UTF-8")
+
+
+def corruption(exc: BaseException, path: Path | str) -> BaseException:
+    """`exc` as CorruptStoreError (caused by it) when it means the file is damaged, else `exc` unchanged."""
+    if not is_damage(exc):
+        return exc
+    error = CorruptStoreError(f"the store {path} is damaged: {exc}", path=str(path))
+    error.__cause__ = exc
+    return error
+
+
+@dataclass
+class Report:
+    path: Path
+    problems: list[str] = field(default_factory=list)
+    #: set when the check stopped before the end (its deadline, or `stop`): what it did not reach is unchecked
+    incomplete: str = ""
+    seconds: float = 0.0
+    #: how many current objects and log rows were looked at
+    objects: int = 0
+    rows: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def add(self, problem: str) -> bool:
+        """Record a problem; False once the report holds MAX_PROBLEMS (the caller may stop looking)."""
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(problem)
+        return len(self.problems) < MAX_PROBLEMS
+
+    def summary(self) -> str:
+        shown = "; ".join(self.problems[:3])
+        more = f" (and {len(self.problems) - 3} more)" if len(self.problems) > 3 else ""
+        return shown + more
+
+
+class _Stopped(Exception):
+    pass
+
+
+def check(
+    path: Path, *, timeout: float | None, decode: bool = False, stop: threading.Event | None = None
+) -> Report:
+    """Check the store at `path` (see the module docstring); never raises for damage, reports it."""
+    report = Report(path)
+    started = time.monotonic()
+    deadline = started + timeout if timeout else None
+    reason = ""
+
+    def progress() -> int:
+        nonlocal reason
+        if stop is not None and stop.is_set():
+            reason = "stopped"
+        elif deadline is not None and time.monotonic() > deadline:
+            reason = f"stopped after its {timeout:g} s budget"
+        return 1 if reason else 0
+
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        report.add(f"cannot open: {exc}")
+        return report
+    conn.text_factory = bytes  # a damaged key is reported, not a decode error
+    conn.set_progress_handler(progress, _PROGRESS_STEPS)
+    try:
+        conn.execute("BEGIN")  # one snapshot for every step, even while a server writes
+        _run(conn, report, decode)
+        conn.execute("COMMIT")
+    except _Stopped:
+        pass
+    except sqlite3.Error as exc:
+        if reason:
+            report.incomplete = reason
+        else:
+            report.add(f"SQLite: {exc}")
+    finally:
+        conn.close()
+        report.seconds = time.monotonic() - started
+    return report
+
+
+def _run(conn: sqlite3.Connection, report: Report, decode: bool) -> None:
+    for (line,) in conn.execute("PRAGMA quick_check(100)"):
+        text = line.decode("utf-8", "backslashreplace") if isinstance(line, bytes) else str(line)
+        if text != "ok":
+            for problem in text.splitlines():
+                if problem.strip() and not report.add(f"quick_check: {problem.strip()}"):
+                    raise _Stopped
+    if not report.ok:
+        return  # the b-trees are damaged: reading rows through them says nothing more
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version != 1:
+        report.add(f"not a kubelite store (schema version {version})")
+        return
+    rows = conn.execute(
+        "SELECT c.key, c.rev, l.key, l.deleted, l.value IS NULL FROM current AS c LEFT JOIN log AS l ON l.rev = c.rev"
+    )
+    for key, rev, log_key, deleted, no_value in rows:
+        report.objects += 1
+        name = _name(key)
+        if not isinstance(key, bytes) or not _is_utf8(key):
+            problem = f"object key {name} is not text (a damaged key: the object is lost from every list)"
+        elif log_key is None or no_value:
+            problem = f"object {name}: its revision {rev!r} points at no log row"
+        elif log_key != key:
+            problem = f"object {name}: its revision {rev} points at the log row of {_name(log_key)}"
+        elif deleted:
+            problem = f"object {name}: its revision {rev} is a deletion"
+        else:
+            continue
+        if not report.add(problem):
+            raise _Stopped
+    if decode:
+        for rev, key, value in conn.execute("SELECT rev, key, value FROM log"):
+            report.rows += 1
+            try:
+                obj = orjson.loads(value)
+            except (orjson.JSONDecodeError, TypeError) as exc:
+                problem = f"object {_name(key)} at revision {rev}: the stored value does not decode ({exc})"
+            else:
+                if isinstance(obj, dict):
+                    continue
+                problem = f"object {_name(key)} at revision {rev}: the stored value is not a JSON object"
+            if not report.add(problem):
+                raise _Stopped
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _name(key: object) -> str:
+    if isinstance(key, bytes):
+        return key.decode("utf-8", "backslashreplace")
+    return repr(key)
