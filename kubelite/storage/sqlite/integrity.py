@@ -8,8 +8,8 @@ point at no log row, or carry a key outside every resource's range, so that an o
 
 `check` runs, on one read-only connection and under one deadline:
 1. `PRAGMA quick_check`: the b-trees and pages are well formed (it skips matching indexes against tables);
-2. every `current` row is a UTF-8 key pointing at a live log row of that same key (what a damaged key or
-   revision breaks, and quick_check passes);
+2. every `current` row points at a live log row of that same key (what a damaged key or revision breaks
+   while quick_check passes: the object would vanish from every list);
 3. with `decode`, every stored value decodes as a JSON object (the start-up check leaves that to the watch
    caches, which decode every object anyway; `kubelite store check` does it).
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,7 +65,7 @@ class Report:
     #: set when the check stopped before the end (its deadline, or `stop`): what it did not reach is unchecked
     incomplete: str = ""
     seconds: float = 0.0
-    #: how many current objects and log rows were looked at
+    #: how many current objects and log rows were decoded (with `decode`)
     objects: int = 0
     rows: int = 0
 
@@ -85,7 +86,11 @@ class Report:
 
 
 class _Stopped(Exception):
-    pass
+    """Enough problems found: the report is full."""
+
+
+class _Due(Exception):
+    """The deadline passed, or `stop` was set, between two steps."""
 
 
 def check(
@@ -97,13 +102,18 @@ def check(
     deadline = started + timeout if timeout else None
     reason = ""
 
-    def progress() -> int:
+    def due() -> int:
+        """The progress handler: non-zero makes SQLite abandon the statement ("interrupted")."""
         nonlocal reason
         if stop is not None and stop.is_set():
-            reason = "stopped"
+            reason = "was stopped"
         elif deadline is not None and time.monotonic() > deadline:
             reason = f"stopped after its {timeout:g} s budget"
         return 1 if reason else 0
+
+    def step() -> None:
+        if due():
+            raise _Due
 
     try:
         conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
@@ -111,13 +121,15 @@ def check(
         report.add(f"cannot open: {exc}")
         return report
     conn.text_factory = bytes  # a damaged key is reported, not a decode error
-    conn.set_progress_handler(progress, _PROGRESS_STEPS)
+    conn.set_progress_handler(due, _PROGRESS_STEPS)
     try:
         conn.execute("BEGIN")  # one snapshot for every step, even while a server writes
-        _run(conn, report, decode)
+        _run(conn, report, decode, step)
         conn.execute("COMMIT")
     except _Stopped:
         pass
+    except _Due:
+        report.incomplete = reason
     except sqlite3.Error as exc:
         if reason:
             report.incomplete = reason
@@ -129,7 +141,8 @@ def check(
     return report
 
 
-def _run(conn: sqlite3.Connection, report: Report, decode: bool) -> None:
+def _run(conn: sqlite3.Connection, report: Report, decode: bool, step: Callable[[], None]) -> None:
+    step()
     for (line,) in conn.execute("PRAGMA quick_check(100)"):
         text = line.decode("utf-8", "backslashreplace") if isinstance(line, bytes) else str(line)
         if text != "ok":
@@ -142,25 +155,26 @@ def _run(conn: sqlite3.Connection, report: Report, decode: bool) -> None:
     if version != 1:
         report.add(f"not a kubelite store (schema version {version})")
         return
+    step()
+    # in SQL, so that only damaged rows come back: a loop over every row would take the GIL from the loading
+    # server once per object
     rows = conn.execute(
-        "SELECT c.key, c.rev, l.key, l.deleted, l.value IS NULL FROM current AS c LEFT JOIN log AS l ON l.rev = c.rev"
+        "SELECT c.key, c.rev, l.key FROM current AS c LEFT JOIN log AS l ON l.rev = c.rev "
+        "WHERE l.key IS NOT c.key OR l.deleted IS NOT 0"
     )
-    for key, rev, log_key, deleted, no_value in rows:
-        report.objects += 1
+    for key, rev, log_key in rows:
         name = _name(key)
-        if not isinstance(key, bytes) or not _is_utf8(key):
-            problem = f"object key {name} is not text (a damaged key: the object is lost from every list)"
-        elif log_key is None or no_value:
-            problem = f"object {name}: its revision {rev!r} points at no log row"
+        if log_key is None:
+            problem = f"object {name}: its revision {rev!r} points at no log row (the object is lost to reads)"
         elif log_key != key:
-            problem = f"object {name}: its revision {rev} points at the log row of {_name(log_key)}"
-        elif deleted:
-            problem = f"object {name}: its revision {rev} is a deletion"
+            problem = f"object {name}: its revision {rev!r} points at the log row of {_name(log_key)}"
         else:
-            continue
+            problem = f"object {name}: its revision {rev!r} is a deletion"
         if not report.add(problem):
             raise _Stopped
     if decode:
+        step()
+        report.objects = conn.execute("SELECT COUNT(*) FROM current").fetchone()[0]
         for rev, key, value in conn.execute("SELECT rev, key, value FROM log"):
             report.rows += 1
             try:
@@ -173,14 +187,6 @@ def _run(conn: sqlite3.Connection, report: Report, decode: bool) -> None:
                 problem = f"object {_name(key)} at revision {rev}: the stored value is not a JSON object"
             if not report.add(problem):
                 raise _Stopped
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _name(key: object) -> str:

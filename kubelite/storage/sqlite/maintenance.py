@@ -50,7 +50,7 @@ def advice(data_dir: Path) -> str:
         "refusing to serve from a damaged store. List every problem with "
         f"`kubelite store check --data-dir {data_dir}`; restore a backup (with the server stopped) with "
         f"`kubelite store restore --data-dir {data_dir} BACKUP_FILE`. "
-        "`--skip-store-check` starts without the check, serving whatever can still be read."
+        "`--skip-store-check` skips the start-up check (not the checks of what is read), to serve what is left."
     )
 
 

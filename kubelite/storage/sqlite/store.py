@@ -169,10 +169,9 @@ class SQLiteStorage:
             )
         if report.incomplete:
             log.warning(
-                "integrity check of %s %s, after %d objects: the rest is unchecked (run `kubelite store check`)",
+                "integrity check of %s %s: the rest is unchecked (`kubelite store check` checks it all)",
                 self.path,
                 report.incomplete,
-                report.objects,
             )
         else:
             log.info("integrity check of %s passed in %.2f s", self.path, report.seconds)
