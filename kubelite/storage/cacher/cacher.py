@@ -98,7 +98,8 @@ class Cacher:
         finally:
             ready.cancel()
         if not self._ready.is_set():
-            self._task.result()  # the first list found the store damaged: raise it, as a relist would too
+            failed, self._task = self._task, None
+            failed.result()  # the first list found the store damaged: raise that, as a relist would find it too
 
     async def close(self) -> None:
         if self._task:
