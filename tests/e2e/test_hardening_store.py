@@ -49,8 +49,9 @@ def serve_expecting_refusal(data_dir: Path, *args: str, timeout: float = 30) -> 
     except subprocess.TimeoutExpired:
         proc.kill()
         out, err = proc.communicate()
-        raise AssertionError(f"kubelite neither refused nor exited in {timeout} s:\n{out}\n{err[-3000:]}") from None
-    assert "kubelite: ready" not in out, f"kubelite served a damaged store:\n{err[-3000:]}"
+        what = "got ready instead of refusing" if "kubelite: ready" in out else f"did not exit in {timeout} s"
+        raise AssertionError(f"kubelite {what}:\n{out}\n{err[-3000:]}") from None
+    assert "kubelite: ready" not in out, f"kubelite got ready, then exited:\n{err[-3000:]}"
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
