@@ -12,7 +12,6 @@ import os
 import random
 import sqlite3
 import stat
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -252,9 +251,9 @@ def test_check_with_decode_names_values_that_do_not_decode(store: Path) -> None:
 
 
 def test_check_stops_when_told_or_at_its_deadline_and_says_so(store: Path) -> None:
-    stop = threading.Event()
-    stop.set()
-    stopped = integrity.check(db(store), timeout=None, stop=stop)
+    told = integrity.Check(db(store))
+    told.stop()
+    stopped = told.run(None)
     assert stopped.ok and stopped.incomplete == "was stopped"
     late = integrity.check(db(store), timeout=1e-9)
     assert late.incomplete == "stopped after its 1e-09 s budget"

@@ -13,8 +13,11 @@ point at no log row, or carry a key outside every resource's range, so that an o
 3. with `decode`, every stored value decodes as a JSON object (the start-up check leaves that to the watch
    caches, which decode every object anyway; `kubelite store check` does it).
 
-The deadline is enforced by a progress handler, which also aborts the check when `stop` is set (a server told
-to stop while it checks). A check cut short says so in its report: it is not a pass.
+A `Check` stops at its deadline or when `stop()` is called (from any thread: a server told to stop while it
+checks) by interrupting its connection (`sqlite3_interrupt`), and between steps. Not with a progress handler:
+that calls into Python every N steps, taking the GIL from a server loading its caches each time, and on a
+busy machine a thread descheduled while holding the GIL stalls the loader for a whole time slice. As it is,
+the check takes the GIL a handful of times. A check cut short says so in its report: it is not a pass.
 """
 
 from __future__ import annotations
@@ -34,8 +37,6 @@ from kubelite.storage.errors import CorruptStoreError
 _DAMAGE_CODES = {11, 26}
 #: how many problems a report keeps; a badly damaged file can have thousands
 MAX_PROBLEMS = 20
-#: SQLite virtual machine steps between progress handler calls
-_PROGRESS_STEPS = 10_000
 
 
 def is_damage(exc: BaseException) -> bool:
@@ -93,52 +94,78 @@ class _Due(Exception):
     """The deadline passed, or `stop` was set, between two steps."""
 
 
-def check(
-    path: Path, *, timeout: float | None, decode: bool = False, stop: threading.Event | None = None
-) -> Report:
-    """Check the store at `path` (see the module docstring); never raises for damage, reports it."""
-    report = Report(path)
-    started = time.monotonic()
-    deadline = started + timeout if timeout else None
-    reason = ""
+def check(path: Path, *, timeout: float | None, decode: bool = False) -> Report:
+    """Check the store at `path` (see the module docstring) on this thread; never raises for damage."""
+    return Check(path, decode=decode).run(timeout)
 
-    def due() -> int:
-        """The progress handler: non-zero makes SQLite abandon the statement ("interrupted")."""
-        nonlocal reason
-        if stop is not None and stop.is_set():
-            reason = "was stopped"
-        elif deadline is not None and time.monotonic() > deadline:
-            reason = f"stopped after its {timeout:g} s budget"
-        return 1 if reason else 0
 
-    def step() -> None:
-        if due():
+class Check:
+    """One run of the check, which another thread may `stop`."""
+
+    def __init__(self, path: Path, *, decode: bool = False) -> None:
+        self.report = Report(path)
+        self._decode = decode
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        #: why the check ended early; set once, under the lock
+        self._reason = ""
+        self._deadline: float | None = None
+        self._budget = ""
+
+    def stop(self, reason: str = "was stopped") -> None:
+        with self._lock:
+            if self._reason:
+                return
+            self._reason = reason
+            if self._conn is not None:
+                self._conn.interrupt()  # the running statement fails with "interrupted"
+
+    def _step(self) -> None:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            self.stop(self._budget)
+        if self._reason:
             raise _Due
 
-    try:
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
-        report.add(f"cannot open: {exc}")
+    def run(self, timeout: float | None) -> Report:
+        report = self.report
+        started = time.monotonic()
+        try:
+            conn = sqlite3.connect(
+                f"{report.path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            report.add(f"cannot open: {exc}")
+            return report
+        conn.text_factory = bytes  # a damaged key is reported, not a decode error
+        with self._lock:
+            self._conn = conn
+        timer = None
+        if timeout:
+            self._deadline, self._budget = started + timeout, f"stopped after its {timeout:g} s budget"
+            timer = threading.Timer(timeout, self.stop, (self._budget,))
+            timer.daemon = True
+            timer.start()
+        try:
+            conn.execute("BEGIN")  # one snapshot for every step, even while a server writes
+            _run(conn, report, self._decode, self._step)
+            conn.execute("COMMIT")
+        except _Stopped:
+            pass
+        except _Due:
+            report.incomplete = self._reason
+        except sqlite3.Error as exc:
+            if self._reason:
+                report.incomplete = self._reason
+            else:
+                report.add(f"SQLite: {exc}")
+        finally:
+            if timer is not None:
+                timer.cancel()
+            with self._lock:
+                self._conn = None
+            conn.close()
+            report.seconds = time.monotonic() - started
         return report
-    conn.text_factory = bytes  # a damaged key is reported, not a decode error
-    conn.set_progress_handler(due, _PROGRESS_STEPS)
-    try:
-        conn.execute("BEGIN")  # one snapshot for every step, even while a server writes
-        _run(conn, report, decode, step)
-        conn.execute("COMMIT")
-    except _Stopped:
-        pass
-    except _Due:
-        report.incomplete = reason
-    except sqlite3.Error as exc:
-        if reason:
-            report.incomplete = reason
-        else:
-            report.add(f"SQLite: {exc}")
-    finally:
-        conn.close()
-        report.seconds = time.monotonic() - started
-    return report
 
 
 def _run(conn: sqlite3.Connection, report: Report, decode: bool, step: Callable[[], None]) -> None:

@@ -93,8 +93,8 @@ class SQLiteStorage:
         self._compactor: asyncio.Task[None] | None = None
         self._closed = False
         self._lock: datadir.DataDirLock | None = None
-        self._check: concurrent.futures.Future[integrity.Report] | None = None
-        self._check_stop = threading.Event()
+        self._check: integrity.Check | None = None
+        self._checked: concurrent.futures.Future[integrity.Report] | None = None
 
     @classmethod
     async def open(
@@ -138,30 +138,30 @@ class SQLiteStorage:
         storage._hub.revision = storage._writer.revision
         storage._compacted = storage._writer.compacted_at_start
         if check_timeout is not None:
-            storage._check = storage._start_check(check_timeout)
+            storage._start_check(check_timeout)
         return storage
 
-    def _start_check(self, timeout: float) -> concurrent.futures.Future[integrity.Report]:
-        future: concurrent.futures.Future[integrity.Report] = concurrent.futures.Future()
+    def _start_check(self, timeout: float) -> None:
+        check = self._check = integrity.Check(self.path)
+        future = self._checked = concurrent.futures.Future()
 
         def run() -> None:
             try:
-                future.set_result(integrity.check(self.path, timeout=timeout, stop=self._check_stop))
+                future.set_result(check.run(timeout))
             except BaseException as exc:
                 future.set_exception(exc)
 
         threading.Thread(target=run, name="kubelite-store-check", daemon=True).start()
-        return future
 
     async def verify(self) -> integrity.Report | None:
         """Wait for the integrity check started by `open`: CorruptStoreError when it found damage; a check
         cut short by its time budget is logged and passes. None when no check was started."""
-        if self._check is None:
+        if self._check is None or self._checked is None:
             return None
         try:
-            report = await asyncio.wrap_future(self._check)
+            report = await asyncio.wrap_future(self._checked)
         except asyncio.CancelledError:
-            self._check_stop.set()  # the caller gave up (a stop signal): end the check's read too
+            self._check.stop()  # the caller gave up (a stop signal): end the check's read too
             raise
         if not report.ok:
             raise CorruptStoreError(
@@ -385,13 +385,14 @@ class SQLiteStorage:
             self._compactor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._compactor
-        self._check_stop.set()
+        if self._check is not None:
+            self._check.stop()
         self._hub.stop_all()
         await self._writer.stop()
         await self._readers.stop()
-        if self._check is not None:
+        if self._checked is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wrap_future(self._check)  # stopped above: it ends at its next progress call
+                await asyncio.wrap_future(self._checked)  # stopped above: its statement was interrupted
         if self._lock is not None:
             self._lock.release()
 
