@@ -173,8 +173,12 @@ def _move_aside(db: Path) -> list[Path]:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     kept = []
     for path in present:
+        if path.name.endswith("-shm") or (path != db and path.stat().st_size == 0):
+            path.unlink()  # the WAL's index, rebuilt from the WAL on open; an empty WAL holds nothing
+            continue
         moved = path.with_name(f"{db.name}.replaced-{stamp}{path.name[len(db.name):]}")
         os.replace(path, moved)
+        os.chmod(moved, PRIVATE_FILE)  # it holds the same Secrets
         kept.append(moved)
     _fsync(db.parent)
     return kept
