@@ -7,9 +7,11 @@ value makes JSON that no longer decodes (the reader checks, see queries.py), and
 point at no log row, or carry a key outside every resource's range, so that an object silently disappears.
 
 `check` runs, on one read-only connection and under one deadline:
-1. `PRAGMA quick_check`: the b-trees and pages are well formed (it skips matching indexes against tables);
+1. `PRAGMA integrity_check`: the b-trees and pages are well formed, and the `(key, rev)` index matches the
+   log. quick_check skips that match, and a damaged index page it passes can hide most of the log from lists
+   at an old revision (which walk that index); on 100,000 pods the match costs 0.03 s more (0.26 s in all);
 2. every `current` row points at a live log row of that same key (what a damaged key or revision breaks
-   while quick_check passes: the object would vanish from every list);
+   while integrity_check passes when the key stays in order: the object would vanish from every list);
 3. with `decode`, every stored value decodes as a JSON object (the start-up check leaves that to the watch
    caches, which decode every object anyway; `kubelite store check` does it).
 
@@ -170,14 +172,13 @@ class Check:
 
 def _run(conn: sqlite3.Connection, report: Report, decode: bool, step: Callable[[], None]) -> None:
     step()
-    for (line,) in conn.execute("PRAGMA quick_check(100)"):
+    for (line,) in conn.execute("PRAGMA integrity_check(100)"):
         text = line.decode("utf-8", "backslashreplace") if isinstance(line, bytes) else str(line)
         if text != "ok":
             for problem in text.splitlines():
-                if problem.strip() and not report.add(f"quick_check: {problem.strip()}"):
+                if problem.strip() and not report.add(f"integrity_check: {problem.strip()}"):
                     raise _Stopped
-    if not report.ok:
-        return  # the b-trees are damaged: reading rows through them says nothing more
+    # on: the rows' check names the objects a damaged `current` page has lost, which the pages' check does not
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version != 1:
         report.add(f"not a kubelite store (schema version {version})")
