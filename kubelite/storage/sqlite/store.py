@@ -142,7 +142,7 @@ class SQLiteStorage:
         return storage
 
     def _start_check(self, timeout: float) -> None:
-        check = self._check = integrity.Check(self.path)
+        check = self._check = integrity.Check(self.path, mmap=True)
         future = self._checked = concurrent.futures.Future()
 
         def run() -> None:
