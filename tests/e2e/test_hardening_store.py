@@ -206,6 +206,8 @@ def test_a_second_server_and_a_restore_are_refused_while_a_server_runs(data_dir:
             f"kubelite: the data dir {data_dir} is in use: process {server.proc.pid} serving holds its lock "
             f"{data_dir / 'kubelite.lock'} (a kubelite server runs on it, or a restore is under way)\n"
         )
+        checked = kubelite("store", "check", "--data-dir", str(data_dir))  # safe beside the server
+        assert checked.returncode == 0 and checked.stdout.startswith(f"{db(data_dir)}: ok ("), checked.stdout
         backup = tmp_path / "backup.db"
         assert kubelite("store", "backup", "--data-dir", str(data_dir), str(backup)).returncode == 0
         before = db(data_dir).stat().st_ino
