@@ -42,6 +42,11 @@ _DAMAGE_CODES = {11, 26}
 MAX_PROBLEMS = 20
 
 
+def read_only_uri(path: Path) -> str:
+    """The SQLite URI opening `path` read-only (the check and a backup must never write to what they read)."""
+    return f"{path.resolve().as_uri()}?mode=ro"
+
+
 def is_damage(exc: BaseException) -> bool:
     """Whether a raw SQLite error means the file is damaged (not busy, full, interrupted or misused)."""
     if not isinstance(exc, sqlite3.DatabaseError):
@@ -137,7 +142,7 @@ class Check:
         started = time.monotonic()
         try:
             conn = sqlite3.connect(
-                f"{report.path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+                read_only_uri(report.path), uri=True, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
             report.add(f"cannot open: {exc}")

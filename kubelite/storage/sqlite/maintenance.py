@@ -62,7 +62,7 @@ def backup(data_dir: Path, target: Path) -> Copied:
     if not target.parent.is_dir():
         raise MaintenanceError(f"{target.parent} does not exist")
     try:
-        source = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+        source = sqlite3.connect(integrity.read_only_uri(db), uri=True)
     except sqlite3.Error as exc:
         raise MaintenanceError(f"cannot open {db}: {exc}") from exc
     try:
@@ -84,7 +84,7 @@ def restore(data_dir: Path, backup_file: Path) -> tuple[Copied, list[Path]]:
         db = schema.db_path(data_dir)
         previous = _revision_of(db)
         kept = _move_aside(db)
-        source = sqlite3.connect(f"{backup_file.resolve().as_uri()}?mode=ro", uri=True)
+        source = sqlite3.connect(integrity.read_only_uri(backup_file), uri=True)
         try:
             copied = _copy(source, db, what=f"the backup {backup_file}")
         finally:
@@ -99,7 +99,7 @@ def _revision_of(db: Path) -> int | None:
     if not db.is_file() or db.stat().st_size == 0:
         return None
     try:
-        conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(integrity.read_only_uri(db), uri=True)
         try:
             return schema.read_revisions(conn)[0]
         finally:
