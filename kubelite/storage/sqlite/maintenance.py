@@ -26,7 +26,6 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 from kubelite.storage.errors import StorageError
 from kubelite.storage.sqlite import datadir, integrity, schema
@@ -195,7 +194,7 @@ def _fsync(path: Path) -> None:
 # -- the commands ---------------------------------------------------------------------------------------------
 
 
-def check_command(data_dir: Path, *, timeout: float | None, out: TextIO = sys.stdout) -> int:
+def check_command(data_dir: Path, *, timeout: float | None) -> int:
     try:
         db = _existing_store(data_dir)
     except MaintenanceError as exc:
@@ -204,39 +203,39 @@ def check_command(data_dir: Path, *, timeout: float | None, out: TextIO = sys.st
     report = integrity.check(db, timeout=timeout, decode=True)
     counted = f"{report.objects} objects, {report.rows} log rows, {report.seconds:.2f} s"
     if not report.ok:
-        print(f"{db}: DAMAGED ({counted})", file=out)
+        print(f"{db}: DAMAGED ({counted})")
         for problem in report.problems:
-            print(f"  {problem}", file=out)
+            print(f"  {problem}")
         if len(report.problems) >= integrity.MAX_PROBLEMS:
-            print(f"  (the check stopped at {integrity.MAX_PROBLEMS} problems)", file=out)
-        print(f"Restore a backup with `kubelite store restore --data-dir {data_dir} BACKUP_FILE`.", file=out)
+            print(f"  (the check stopped at {integrity.MAX_PROBLEMS} problems)")
+        print(f"Restore a backup with `kubelite store restore --data-dir {data_dir} BACKUP_FILE`.")
         return 1
     if report.incomplete:
-        print(f"{db}: INCOMPLETE, {report.incomplete}: no damage found in what was read ({counted})", file=out)
+        print(f"{db}: INCOMPLETE, {report.incomplete}: no damage found in what was read ({counted})")
         return 1
-    print(f"{db}: ok ({counted})", file=out)
+    print(f"{db}: ok ({counted})")
     return 0
 
 
-def backup_command(data_dir: Path, target: Path, *, out: TextIO = sys.stdout) -> int:
+def backup_command(data_dir: Path, target: Path) -> int:
     try:
         copied = backup(data_dir, target)
     except MaintenanceError as exc:
         print(f"kubelite: {exc}", file=sys.stderr)
         return 1
-    print(f"backed up {copied.objects} objects at revision {copied.revision} to {copied.path}", file=out)
+    print(f"backed up {copied.objects} objects at revision {copied.revision} to {copied.path}")
     return 0
 
 
-def restore_command(data_dir: Path, backup_file: Path, *, out: TextIO = sys.stdout) -> int:
+def restore_command(data_dir: Path, backup_file: Path) -> int:
     try:
         copied, kept = restore(data_dir, backup_file)
     except StorageError as exc:  # MaintenanceError, StoreInUse
         print(f"kubelite: {exc}", file=sys.stderr)
         return 1
-    print(f"restored {copied.objects} objects at revision {copied.revision} into {copied.path}", file=out)
+    print(f"restored {copied.objects} objects at revision {copied.revision} into {copied.path}")
     for path in kept:
-        print(f"the replaced file is kept as {path}", file=out)
+        print(f"the replaced file is kept as {path}")
     with contextlib.suppress(OSError):
         os.chmod(data_dir, PRIVATE_DIR)
     return 0
