@@ -52,10 +52,15 @@ class CorruptStoreError(StorageError):
 
 class CorruptObjectError(CorruptStoreError):
     """A stored object cannot be read back: its value does not decode, or the row it points at is missing or
-    belongs to another key (kube's ErrCodeCorruptObj). `key` names the object, `__cause__` is the raw error."""
+    belongs to another key (kube's ErrCodeCorruptObj). `key` names the object, `cause` says what is wrong
+    with it (`__cause__` is the raw error); `others` names more corrupt objects met by the same read."""
 
-    def __init__(self, key: str, cause: BaseException | str, *, path: str = "") -> None:
-        super().__init__(f"corrupt object {key}: {cause}", path=path, key=key)
+    def __init__(
+        self, key: str, cause: BaseException | str, *, path: str = "", others: list[str] | None = None
+    ) -> None:
+        self.others = others or []
+        also = f"; also corrupt: {', '.join(self.others)}" if self.others else ""
+        super().__init__(f"corrupt object {key}: {cause}{also}", path=path, key=key)
         self.cause = cause
 
 

@@ -109,6 +109,7 @@ def test_a_value_that_does_not_decode_is_a_corrupt_object_on_get_and_list(store:
             with pytest.raises(CorruptObjectError) as listed:
                 await storage.get_list(PREFIX, ListOptions())
             assert listed.value.key == key("cm-007")
+            assert listed.value.others == []
             # a page that stops before it still answers
             page = await storage.get_list(PREFIX, ListOptions(limit=5))
             assert [item["metadata"]["name"] for item in page.items] == [f"cm-{i:03d}" for i in range(5)]
@@ -122,6 +123,24 @@ def test_a_value_that_does_not_decode_is_a_corrupt_object_on_get_and_list(store:
 
 async def _unchanged(obj: object) -> object:
     return obj
+
+
+def test_a_list_names_every_corrupt_object_it_meets(store: Path) -> None:
+    for name in ("cm-003", "cm-020", "cm-031"):
+        spoil_value(store, name)
+
+    async def main() -> None:
+        storage = await SQLiteStorage.open(store)
+        try:
+            with pytest.raises(CorruptObjectError) as listed:
+                await storage.get_list(PREFIX, ListOptions())
+            assert listed.value.key == key("cm-003")
+            assert listed.value.others == [key("cm-020"), key("cm-031")]
+            assert str(listed.value).endswith(f"; also corrupt: {key('cm-020')}, {key('cm-031')}")
+        finally:
+            await storage.close()
+
+    run(main)
 
 
 def test_a_current_row_pointing_at_no_log_row_is_not_an_absent_object(store: Path) -> None:

@@ -98,12 +98,17 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
         # Without a predicate every row is an item, so SQL can stop one row past the page.
         sql_limit = limit + 1 if limit and q.predicate is None else 0
         rows = _rows(conn, start, inclusive, end, at, sql_limit)
+        corrupt: list[CorruptObjectError] = []
         try:
             for key, value in rows:
                 try:
                     obj = orjson.loads(value)
                 except (orjson.JSONDecodeError, TypeError):  # TypeError: NULL, see _VALUE
-                    obj = decode(key, value)  # raises, saying which
+                    try:
+                        obj = decode(key, value)  # raises, saying which
+                    except CorruptObjectError as exc:
+                        corrupt.append(exc)  # read on, to name every corrupt object of the list at once
+                        continue
                 if q.transform is not None:
                     q.transform(obj)
                 if q.predicate is not None and not q.predicate(obj):
@@ -116,6 +121,9 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
                 last_key = key
         finally:
             rows.close()  # a page may stop early; finish the statement before the snapshot ends
+        if corrupt:
+            first = corrupt[0]
+            raise CorruptObjectError(first.key, first.cause, others=[e.key for e in corrupt[1:]]) from first
         if not more:
             return ListResult(items=items, revision=read_at, keys=keys)
         assert last_key is not None
