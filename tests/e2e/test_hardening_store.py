@@ -174,6 +174,31 @@ def test_sixteen_bytes_of_ff_over_a_current_row_are_refused_not_served_as_one_ob
         server.stop()
 
 
+def test_a_value_damaged_while_serving_is_a_500_naming_the_object_never_left_out(data_dir: Path) -> None:
+    """Damage after start: the watch cache holds the object as it was; a read of the file meets the damage (a
+    list at a revision from before the start, which the cache's window does not reach)."""
+    (before_start,) = query(db(data_dir), "SELECT MAX(rev) FROM log")[0]
+    server = KubeliteProcess(data_dir).start()
+    try:
+        conn = sqlite3.connect(db(data_dir), timeout=10)
+        conn.execute(
+            "UPDATE log SET value = x'ffffffffffffffff' WHERE rev = (SELECT rev FROM current WHERE key = ?)",
+            (KEY_PREFIX + "cm-005",),
+        )
+        conn.commit()
+        conn.close()
+        old = f"resourceVersion={before_start - 1}&resourceVersionMatch=Exact"
+        result = server.http("GET", f"/api/v1/namespaces/default/configmaps?{old}")
+        assert result.status == 500, result.body[:300]
+        status = result.json()
+        assert (status["kind"], status["reason"], status["code"]) == ("Status", "InternalError", 500)
+        assert f"corrupt object {KEY_PREFIX}cm-005: the stored value does not decode" in status["message"]
+        # a list the damaged object is not part of still answers
+        assert server.http("GET", f"/api/v1/namespaces/kube-system/configmaps?{old}").status == 200
+    finally:
+        server.stop()
+
+
 def test_store_check_passes_a_healthy_store(data_dir: Path) -> None:
     result = kubelite("store", "check", "--data-dir", str(data_dir))
     assert result.returncode == 0, result.stdout + result.stderr
