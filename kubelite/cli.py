@@ -1,4 +1,7 @@
-"""`kubelite serve`: run the API server. Flags carry kube-apiserver's names where it has one."""
+"""`kubelite serve`: run the API server. Flags carry kube-apiserver's names where it has one.
+
+`kubelite store check|backup|restore` looks after a data dir's store (kubelite/storage/sqlite/maintenance.py).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from pathlib import Path
 from kubelite.server.config import ConfigError, ServerConfig
 from kubelite.server.fdlimit import raise_open_file_limit
 from kubelite.server.signals import ShutdownSignals
+from kubelite.storage.errors import CorruptStoreError, StorageError
 
 log = logging.getLogger("kubelite")
 
@@ -77,8 +81,31 @@ def _parser() -> argparse.ArgumentParser:
         default="90s",
         help="kubelite: how long an idle keep-alive connection stays open (kube-apiserver's fixed 90s)",
     )
+    serve.add_argument(
+        "--store-check-timeout",
+        default="10s",
+        help="kubelite: how long the start-up integrity check of the store may take before it stops with a warning",
+    )
+    serve.add_argument(
+        "--skip-store-check", action="store_true", help="kubelite: start without the integrity check of the store"
+    )
     serve.add_argument("-v", "--v", type=int, default=0, dest="verbosity", help="log verbosity")
+    _store_parser(sub)
     return parser
+
+
+def _store_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    store = sub.add_parser("store", help="check, back up or restore the store of a data dir")
+    commands = store.add_subparsers(dest="store_command", required=True)
+    check = commands.add_parser("check", help="check the store for damage (safe while a server runs)")
+    check.add_argument("--data-dir", default="./kubelite-data")
+    check.add_argument("--timeout", default="0", help="stop after this long (Go duration; 0: no limit)")
+    backup = commands.add_parser("backup", help="copy the store consistently, also while a server runs")
+    backup.add_argument("--data-dir", default="./kubelite-data")
+    backup.add_argument("file", help="the backup file to write")
+    restore = commands.add_parser("restore", help="replace the store by a backup (the server must be stopped)")
+    restore.add_argument("--data-dir", default="./kubelite-data")
+    restore.add_argument("file", help="the backup file to restore")
 
 
 #: Go's duration units, in seconds
@@ -138,6 +165,22 @@ async def _serve(config: ServerConfig, signals: ShutdownSignals) -> None:
         await server.stop()
 
 
+def _store(args: argparse.Namespace) -> int:
+    from kubelite.storage.sqlite import maintenance
+
+    data_dir = Path(args.data_dir).resolve()
+    if args.store_command == "check":
+        try:
+            timeout = parse_duration(args.timeout)
+        except ConfigError as exc:
+            print(f"kubelite: --timeout: {exc}", file=sys.stderr)
+            return 2
+        return maintenance.check_command(data_dir, timeout=timeout or None)
+    if args.store_command == "backup":
+        return maintenance.backup_command(data_dir, Path(args.file).resolve())
+    return maintenance.restore_command(data_dir, Path(args.file).resolve())
+
+
 def main(argv: list[str] | None = None) -> int:
     # before anything slow, so that no stage of start-up ignores SIGTERM or SIGINT
     signals = ShutdownSignals()
@@ -150,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None, signals: ShutdownSignals) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "store":
+        logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        return _store(args)
     logging.basicConfig(
         level=logging.DEBUG if args.verbosity >= 4 else logging.INFO if args.verbosity else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -171,6 +217,7 @@ def _main(argv: list[str] | None, signals: ShutdownSignals) -> int:
             insecure_allow_non_loopback=args.insecure_allow_non_loopback,
             read_header_timeout=parse_duration(args.read_header_timeout),
             idle_timeout=parse_duration(args.idle_timeout),
+            store_check_timeout=None if args.skip_store_check else parse_duration(args.store_check_timeout),
         )
         config.validate()
     except ConfigError as exc:
@@ -183,6 +230,13 @@ def _main(argv: list[str] | None, signals: ShutdownSignals) -> int:
         uvloop.run(_serve(config, signals))
     except OSError as exc:
         print(f"kubelite: {exc}", file=sys.stderr)
+        return 1
+    except StorageError as exc:  # a damaged store, or a data dir another process serves
+        print(f"kubelite: {exc}", file=sys.stderr)
+        if isinstance(exc, CorruptStoreError):
+            from kubelite.storage.sqlite.maintenance import advice
+
+            print(f"kubelite: {advice(data_dir)}", file=sys.stderr)
         return 1
     return 0
 

@@ -29,6 +29,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from kubelite.auth.handshake import request_any_client_certificate
 from kubelite.auth.user import SYSTEM_MASTERS
+from kubelite.util.permissions import PRIVATE_FILE, tighten
 
 CA_COMMON_NAME = "kubelite-ca"
 APISERVER_COMMON_NAME = "kube-apiserver"
@@ -125,6 +126,8 @@ def ensure_pki(cert_dir: Path, *, hosts: Sequence[str], ips: Sequence[str]) -> P
     """
     pki = PKI.at(cert_dir)
     cert_dir.mkdir(parents=True, exist_ok=True)
+    for key_path in (pki.ca_key, pki.apiserver_key, pki.admin_key):
+        tighten(key_path, PRIVATE_FILE)  # a key found readable by others is made private again, with a warning
     now = dt.datetime.now(dt.UTC)
 
     ca = _load_pair(pki.ca_cert, pki.ca_key)

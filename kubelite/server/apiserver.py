@@ -75,8 +75,8 @@ class APIServer:
 
     async def start(self) -> RunningServer:
         cfg = self.config
-        cfg.data_dir.mkdir(parents=True, exist_ok=True)
-        self.storage = await SQLiteStorage.open(cfg.data_dir)
+        cfg.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.storage = await SQLiteStorage.open(cfg.data_dir, lock=True, check_timeout=cfg.store_check_timeout)
         if cfg.compaction_interval:
             self.storage.start_compaction(cfg.compaction_interval)
         # Loading the watch caches allocates every stored object at once; the cyclic collector would rescan
@@ -92,6 +92,8 @@ class APIServer:
         # and what the caches gain later is moved out of sight after each full collection
         self._gc_tuner.install()
         self._tasks.add(asyncio.create_task(gc_tuning.sweep_periodically(), name="gc sweep"))
+        # the integrity check ran beside the caches' load; a damaged store is refused before a port opens
+        await self.storage.verify()
 
         # sockets first: the secure port number goes into the kubeconfig and the `kubernetes` endpoints
         secure_sock = listen(cfg.bind_address, cfg.secure_port) if cfg.secure_port >= 0 else None

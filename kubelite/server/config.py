@@ -42,6 +42,8 @@ class ServerConfig:
     read_header_timeout: float = 32.0
     #: how long a keep-alive connection may wait for its next request (kube's IdleTimeout, 90 s)
     idle_timeout: float = 90.0
+    #: seconds the start-up integrity check of the store may take (it then stops, with a warning); None skips it
+    store_check_timeout: float | None = 10.0
 
     def validate(self) -> None:
         for name, port in (("--insecure-port", self.insecure_port), ("--secure-port", self.secure_port)):
@@ -67,5 +69,7 @@ class ServerConfig:
         for name, seconds in timeouts:
             if seconds <= 0:
                 raise ConfigError(f"{name} must be positive (e.g. 32s)")
+        if self.store_check_timeout is not None and self.store_check_timeout <= 0:
+            raise ConfigError("--store-check-timeout must be positive (--skip-store-check skips the check)")
         if self.compaction_interval < 0:
             raise ConfigError("--etcd-compaction-interval must not be negative (0 disables compaction)")

@@ -2,6 +2,11 @@
 
 Objects are decoded here, off the event loop, and list predicates run here too, so a large list costs the
 loop nothing but the hand-over of the result.
+
+What is read is checked as it is read, so that damage to the file is never served as an absent object: a
+`current` row whose log row is missing, belongs to another key or is a deletion comes back with a NULL value
+(the `_VALUE` expression below) and, like a value that does not decode, raises CorruptObjectError naming the
+key. A join that silently dropped such rows would make the object vanish from lists and gets.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 import orjson
 
 from kubelite.apimachinery.meta import Obj
-from kubelite.storage.errors import FutureResourceVersion, TooOldResourceVersion
+from kubelite.storage.errors import CorruptObjectError, FutureResourceVersion, TooOldResourceVersion
 from kubelite.storage.interface import EventType, ListResult, WatchEvent
 from kubelite.storage.keys import prefix_end, range_start
 from kubelite.storage.sqlite import schema
@@ -33,18 +38,38 @@ class ListQuery:
     transform: Callable[[Obj], None] | None = None
 
 
+#: the value of the log row a `current` row (c) points at (l, LEFT JOINed), NULL unless that row is the key's own
+#: live state; one comparison in SQL, so the check costs a list nothing it can measure
+_VALUE = "CASE WHEN l.key = c.key AND l.deleted = 0 THEN l.value END"
+_CURRENT_JOIN = "current AS c LEFT JOIN log AS l ON l.rev = c.rev"
+CURRENT_ROW_SQL = f"SELECT c.rev, {_VALUE} FROM {_CURRENT_JOIN} WHERE c.key = ?"
+
+
+def decode(key: str, value: bytes | None) -> Obj:
+    """The stored JSON of `key` as an object; CorruptObjectError when it is missing or does not decode."""
+    if value is None:
+        raise CorruptObjectError(key, "its current revision points at no log row of this key")
+    try:
+        obj = orjson.loads(value)
+    except orjson.JSONDecodeError as exc:
+        raise CorruptObjectError(key, f"the stored value does not decode: {exc}") from exc
+    if not isinstance(obj, dict):
+        raise CorruptObjectError(key, f"the stored value is a JSON {type(obj).__name__}, not an object")
+    return obj  # type: ignore[no-any-return]
+
+
 def get_row(conn: sqlite3.Connection, key: str) -> Row | None:
-    row = conn.execute(
-        "SELECT c.rev, l.value FROM current AS c JOIN log AS l ON l.rev = c.rev WHERE c.key = ?", (key,)
-    ).fetchone()
-    return None if row is None else Row(int(row[0]), bytes(row[1]))
+    row = conn.execute(CURRENT_ROW_SQL, (key,)).fetchone()
+    if row is None:
+        return None
+    if row[1] is None:
+        decode(key, None)  # raises
+    return Row(int(row[0]), bytes(row[1]))
 
 
 def get_object(conn: sqlite3.Connection, key: str) -> Obj | None:
-    row = conn.execute(
-        "SELECT l.value FROM current AS c JOIN log AS l ON l.rev = c.rev WHERE c.key = ?", (key,)
-    ).fetchone()
-    return None if row is None else orjson.loads(row[0])
+    row = conn.execute(CURRENT_ROW_SQL, (key,)).fetchone()
+    return None if row is None else decode(key, row[1])
 
 
 def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
@@ -74,9 +99,17 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
         # Without a predicate every row is an item, so SQL can stop one row past the page.
         sql_limit = limit + 1 if limit and q.predicate is None else 0
         rows = _rows(conn, start, inclusive, end, at, sql_limit)
+        corrupt: list[CorruptObjectError] = []
         try:
             for key, value in rows:
-                obj = orjson.loads(value)
+                try:
+                    obj = orjson.loads(value)
+                except (orjson.JSONDecodeError, TypeError):  # TypeError: NULL, see _VALUE
+                    try:
+                        obj = decode(key, value)  # raises, saying which
+                    except CorruptObjectError as exc:
+                        corrupt.append(exc)  # read on, to name every corrupt object of the list at once
+                        continue
                 if q.transform is not None:
                     q.transform(obj)
                 if q.predicate is not None and not q.predicate(obj):
@@ -89,6 +122,9 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
                 last_key = key
         finally:
             rows.close()  # a page may stop early; finish the statement before the snapshot ends
+        if corrupt:
+            first = corrupt[0]
+            raise CorruptObjectError(first.key, first.cause, others=[e.key for e in corrupt[1:]]) from first
         if not more:
             return ListResult(items=items, revision=read_at, keys=keys)
         assert last_key is not None
@@ -114,10 +150,7 @@ def _rows(
     low = ">=" if inclusive else ">"
     tail = " LIMIT ?" if limit else ""
     if at is None:
-        sql = (
-            "SELECT c.key, l.value FROM current AS c JOIN log AS l ON l.rev = c.rev "
-            f"WHERE c.key {low} ? AND c.key < ? ORDER BY c.key{tail}"
-        )
+        sql = f"SELECT c.key, {_VALUE} FROM {_CURRENT_JOIN} WHERE c.key {low} ? AND c.key < ? ORDER BY c.key{tail}"
         params: tuple[object, ...] = (start, end)
     else:
         sql = f"SELECT l.key, l.value FROM log AS l WHERE {_AT_FILTER.format(low=low)} ORDER BY l.key{tail}"
@@ -157,7 +190,7 @@ def history(
             kind = EventType.ADDED
         else:
             kind = EventType.MODIFIED
-        prev = orjson.loads(prev_value) if prev_value is not None else None
-        events.append(WatchEvent(type=kind, key=key, obj=orjson.loads(value), revision=rev, prev=prev))
+        prev = decode(key, prev_value) if prev_value is not None else None
+        events.append(WatchEvent(type=kind, key=key, obj=decode(key, value), revision=rev, prev=prev))
     done = until if len(rows) < limit else int(rows[-1][0])
     return events, done

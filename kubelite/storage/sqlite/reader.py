@@ -4,6 +4,8 @@ In WAL mode readers never wait for the writer and see the state as of the last C
 transaction starts, so gets and lists run beside group commits. Each job is a function of a connection; it
 runs on a pool thread and its result comes back to the event loop through `call_soon_threadsafe`. Python's
 sqlite3 releases the GIL while SQLite steps, so a few threads do overlap.
+
+A raw SQLite error that means the file is damaged reaches the caller as CorruptStoreError (integrity.py).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kubelite.storage.errors import StorageError
-from kubelite.storage.sqlite import schema
+from kubelite.storage.errors import CorruptStoreError, StorageError
+from kubelite.storage.sqlite import integrity, schema
 
 T = TypeVar("T")
 
@@ -89,13 +91,21 @@ class ReaderPool:
                     result = fn(conn)
                 except BaseException as exc:
                     if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    self._resolve(future, None, exc)
+                        with contextlib.suppress(sqlite3.Error):
+                            conn.execute("ROLLBACK")
+                    self._resolve(future, None, self._typed(exc))
                 else:
                     self._resolve(future, result, None)
         finally:
             conn.close()
             exited.set_result(None)
+
+    def _typed(self, exc: BaseException) -> BaseException:
+        """A raw SQLite error that means damage becomes CorruptStoreError; every corruption error names the file."""
+        exc = integrity.corruption(exc, self._path)
+        if isinstance(exc, CorruptStoreError) and not exc.path:
+            exc.path = str(self._path)
+        return exc
 
     def _resolve(self, future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
         # RuntimeError: the loop is closed, nobody is waiting any more.

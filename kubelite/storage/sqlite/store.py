@@ -17,15 +17,22 @@ Semantics follow kube's etcd3 store:
   is FutureResourceVersion. A revision equal to the compacted one is still exact (as in etcd).
 - watch(prefix, r) raises TooOldResourceVersion at call time when r < compacted; r == 0 means "from now".
   A compaction that overtakes a replay in progress ends it with TooOldResourceVersion from iteration.
+
+Opening also looks after the data dir (datadir.py): its lock, so that one process serves it, and private
+permissions. With `check_timeout`, an integrity check (integrity.py) runs on a thread of its own while the
+caller goes on loading (the watch caches); `verify()` waits for its verdict, so that a damaged store is
+refused before anything is served from it, at no cost to a healthy store's start-up beyond the wait.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import logging
 import os
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +42,7 @@ import orjson
 from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import (
     Conflict,
+    CorruptStoreError,
     FutureResourceVersion,
     KeyNotFound,
     StorageError,
@@ -49,7 +57,7 @@ from kubelite.storage.interface import (
     ValidateDeletion,
     WatchEvent,
 )
-from kubelite.storage.sqlite import queries, schema
+from kubelite.storage.sqlite import datadir, integrity, queries
 from kubelite.storage.sqlite.reader import ReaderPool
 from kubelite.storage.sqlite.watch import SQLiteWatcher, WatchHub
 from kubelite.storage.sqlite.writer import (
@@ -84,6 +92,9 @@ class SQLiteStorage:
         self._compacted = 0
         self._compactor: asyncio.Task[None] | None = None
         self._closed = False
+        self._lock: datadir.DataDirLock | None = None
+        self._check: integrity.Check | None = None
+        self._checked: concurrent.futures.Future[integrity.Report] | None = None
 
     @classmethod
     async def open(
@@ -93,20 +104,78 @@ class SQLiteStorage:
         readers: int = 2,
         watch_queue_size: int = 10_000,
         max_batch: int = 1000,
+        lock: bool = False,
+        check_timeout: float | None = None,
     ) -> SQLiteStorage:
-        """Open (creating if needed) `<data_dir>/kubelite.db`, resuming its revision counter."""
+        """Open (creating if needed) `<data_dir>/kubelite.db`, resuming its revision counter.
+
+        With `lock`, hold the data dir's lock until closed (StoreInUse if another process has it). With
+        `check_timeout` (seconds), start the integrity check; `verify()` gives its outcome.
+        """
         loop = asyncio.get_running_loop()
-        storage = cls(schema.db_path(data_dir), loop, readers, watch_queue_size, max_batch)
-        # The writer creates the directory and the schema, so it starts before the readers connect.
-        await storage._writer.start()
+        directory = Path(data_dir)
+        held = datadir.DataDirLock(directory) if lock else None
+        if held is not None:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            held.acquire()
+        try:
+            path = datadir.prepare(directory)
+            storage = cls(path, loop, readers, watch_queue_size, max_batch)
+            storage._lock = held
+            # The writer creates the schema, so it starts before the readers and the check connect.
+            await storage._writer.start()
+        except BaseException:
+            if held is not None:
+                held.release()
+            raise
         try:
             await storage._readers.start()
         except BaseException:
             await storage._writer.stop()
+            if held is not None:
+                held.release()
             raise
         storage._hub.revision = storage._writer.revision
         storage._compacted = storage._writer.compacted_at_start
+        if check_timeout is not None:
+            storage._start_check(check_timeout)
         return storage
+
+    def _start_check(self, timeout: float) -> None:
+        check = self._check = integrity.Check(self.path, mmap=True)
+        future = self._checked = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(check.run(timeout))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        threading.Thread(target=run, name="kubelite-store-check", daemon=True).start()
+
+    async def verify(self) -> integrity.Report | None:
+        """Wait for the integrity check started by `open`: CorruptStoreError when it found damage; a check
+        cut short by its time budget is logged and passes. None when no check was started."""
+        if self._check is None or self._checked is None:
+            return None
+        try:
+            report = await asyncio.wrap_future(self._checked)
+        except asyncio.CancelledError:
+            self._check.stop()  # the caller gave up (a stop signal): end the check's read too
+            raise
+        if not report.ok:
+            raise CorruptStoreError(
+                f"the store {self.path} failed its integrity check: {report.summary()}", path=str(self.path)
+            )
+        if report.incomplete:
+            log.warning(
+                "integrity check of %s %s: the rest is unchecked (`kubelite store check` checks it all)",
+                self.path,
+                report.incomplete,
+            )
+        else:
+            log.info("integrity check of %s passed in %.2f s", self.path, report.seconds)
+        return report
 
     # -- reads ----------------------------------------------------------------------------------------------
 
@@ -165,7 +234,7 @@ class SQLiteStorage:
                 _check_preconditions(key, preconditions, {})
                 updated = await try_update(None)
             else:
-                current = orjson.loads(state.value)
+                current = queries.decode(key, state.value)
                 _check_preconditions(key, preconditions, current)
                 updated = await try_update(current)
                 stored = orjson.loads(state.value)
@@ -197,7 +266,7 @@ class SQLiteStorage:
         while True:
             if state is None:
                 raise KeyNotFound(f"key not found: {key}", key=key)
-            current = orjson.loads(state.value)
+            current = queries.decode(key, state.value)
             _check_preconditions(key, preconditions, current)
             if validate_deletion is not None:
                 await validate_deletion(current)
@@ -316,9 +385,16 @@ class SQLiteStorage:
             self._compactor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._compactor
+        if self._check is not None:
+            self._check.stop()
         self._hub.stop_all()
         await self._writer.stop()
         await self._readers.stop()
+        if self._checked is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wrap_future(self._checked)  # stopped above: its statement was interrupted
+        if self._lock is not None:
+            self._lock.release()
 
     # -- internals ------------------------------------------------------------------------------------------
 

@@ -30,9 +30,9 @@ from typing import Any
 import orjson
 
 from kubelite.apimachinery.meta import Obj
-from kubelite.storage.errors import KeyExists, StorageError
+from kubelite.storage.errors import CorruptObjectError, KeyExists, StorageError
 from kubelite.storage.interface import EventType
-from kubelite.storage.sqlite import schema
+from kubelite.storage.sqlite import integrity, schema
 
 log = logging.getLogger(__name__)
 
@@ -232,9 +232,15 @@ class Writer:
     def current_row(self, key: str) -> Row | None:
         assert self.conn is not None
         row = self.conn.execute(
-            "SELECT c.rev, l.value FROM current AS c JOIN log AS l ON l.rev = c.rev WHERE c.key = ?", (key,)
+            "SELECT c.rev, CASE WHEN l.key = c.key AND l.deleted = 0 THEN l.value END "
+            "FROM current AS c LEFT JOIN log AS l ON l.rev = c.rev WHERE c.key = ?",
+            (key,),
         ).fetchone()
-        return None if row is None else Row(int(row[0]), bytes(row[1]))
+        if row is None:
+            return None
+        if row[1] is None:  # see queries.py: a damaged row is not an absent key
+            raise CorruptObjectError(key, "its current revision points at no log row of this key", path=str(self._path))
+        return Row(int(row[0]), bytes(row[1]))
 
     def append(self, key: str, obj: Obj, *, deleted: bool, prev: Row | None) -> None:
         """Log `obj` at the next revision (set into its resourceVersion) and point `current` at it."""
@@ -273,7 +279,7 @@ class Writer:
             if self.conn is not None:
                 self.conn.close()
             self._done.set_result(None)
-            ready.set_exception(exc)
+            ready.set_exception(integrity.corruption(exc, self._path))
             return
         ready.set_result(None)
         try:
@@ -323,8 +329,10 @@ class Writer:
                     self._execute([op])
                 return
             log.error("sqlite write failed: %s", exc)
-            error = StorageError(f"sqlite write failed: {exc}")
-            error.__cause__ = exc
+            error = integrity.corruption(exc, self._path)
+            if error is exc:
+                error = StorageError(f"sqlite write failed: {exc}")
+                error.__cause__ = exc
             assert batch[0].future is not None
             outcomes = [(batch[0].future, None, error)]
         self.revision = self._pending
