@@ -55,7 +55,7 @@ def decode(key: str, value: bytes | None) -> Obj:
         raise CorruptObjectError(key, f"the stored value does not decode: {exc}") from exc
     if not isinstance(obj, dict):
         raise CorruptObjectError(key, f"the stored value is a JSON {type(obj).__name__}, not an object")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def get_row(conn: sqlite3.Connection, key: str) -> Row | None:

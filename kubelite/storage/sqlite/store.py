@@ -237,7 +237,7 @@ class SQLiteStorage:
                 current = queries.decode(key, state.value)
                 _check_preconditions(key, preconditions, current)
                 updated = await try_update(current)
-                stored = orjson.loads(state.value)
+                stored: Obj = orjson.loads(state.value)
                 if _same_content(updated, stored):
                     return stored
             outcome = await self._writer.submit(
