@@ -24,6 +24,7 @@ from kubelite.client.watch import (
     ERROR,
     INITIAL_EVENTS_END_ANNOTATION,
     MODIFIED,
+    EventType,
     WatchEvent,
 )
 
@@ -107,13 +108,13 @@ class FakeListerWatcher:
 
     # -- the collection -------------------------------------------------------------------------------------
 
-    def _record(self, event_type: str, obj: Obj) -> Obj:
+    def _record(self, event_type: EventType, obj: Obj) -> Obj:
         self.revision += 1
         stored = copy.deepcopy(obj)
         stored.setdefault("apiVersion", self.api_version)
         stored.setdefault("kind", self.kind)
         stored.setdefault("metadata", {})["resourceVersion"] = str(self.revision)
-        event = WatchEvent(event_type, stored)  # type: ignore[arg-type]
+        event = WatchEvent(event_type, stored)
         self.history.append((self.revision, event))
         if len(self.history) > self.history_limit:
             dropped, _ = self.history.pop(0)

@@ -244,7 +244,8 @@ def new_storage(ctx: StorageContext) -> ResourceStorage:
         ips=ClusterIPAllocator(ctx.options.service_cluster_ip_range),
         node_ports=NodePortAllocator(),
     )
-    ctx.after_start(store.repair)  # type: ignore[attr-defined]
+    assert isinstance(store, ServiceStore)  # what store_type made
+    ctx.after_start(store.repair)
     return ctx.with_status(store)
 
 
