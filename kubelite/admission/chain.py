@@ -7,12 +7,11 @@ calls it on a copy of the final object just before storage (kube's order).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.auth.user import UserInfo
 from kubelite.registry.spec import ResourceSpec
-
-Obj = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,22 +26,23 @@ try:  # libyaml's C loader/dumper when PyYAML was built with it
     from yaml import CSafeDumper as _Dumper
     from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # pragma: no cover - depends on the wheel
+    # the pure-Python classes stand in for the C ones: other classes, the same interface
     from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 
-class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+class _Loader(_SafeLoader):
     """YAML into the values kube's YAML-to-JSON conversion (go-yaml v2, then sigs.k8s.io/yaml) makes.
 
     Timestamps stay strings and `!!binary` is its decoded bytes as text, as go-yaml decodes both into an
     interface{}; map keys that are numbers or booleans become their text, as JSON needs string keys.
     """
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         # PyYAML's own loop, with keys made text as they are read: `1` and `true` stay two keys, as in Go
         if isinstance(node, yaml.MappingNode):
             self.flatten_mapping(node)
-        mapping: dict[str, Any] = {}
+        mapping: dict[Hashable, Any] = {}  # PyYAML's signature; every key made here is text
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=deep)
             if type(key) is not str:

@@ -33,6 +33,7 @@ class Clock(Protocol):
 class RealClock(_server_clock.RealClock):
     """The process's clocks and the event loop's sleep."""
 
+    # the client reads wall time as epoch seconds (its Clock), where the server's clock stamps datetimes
     def now(self) -> float:  # type: ignore[override]
         return time.time()
 
@@ -40,5 +41,6 @@ class RealClock(_server_clock.RealClock):
 class FakeClock(_server_clock.FakeClock):
     """kubelite.util.clock.FakeClock with wall time in epoch seconds."""
 
+    # the client reads wall time as epoch seconds (its Clock), where the server's clock stamps datetimes
     def now(self) -> float:  # type: ignore[override]
         return self._wall_offset + self._now

@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.client.discovery import APIResource, DiscoveryClient
 from kubelite.client.rest import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, RESTClient
 from kubelite.client.schema import GroupVersionResource
 from kubelite.client.watch import WatchStream
-
-Obj = dict[str, Any]
 
 PATCH_TYPES = {
     "merge": MERGE_PATCH,

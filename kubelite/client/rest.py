@@ -214,7 +214,7 @@ class RESTClient:
                     continue
                 raise TransportError(f"{method} {path}: {exc}") from exc
             except (TimeoutError, aiohttp.ClientError) as exc:
-                raise TransportError(f"{method} {path}: {exc or type(exc).__name__}") from exc
+                raise TransportError(f"{method} {path}: {str(exc) or type(exc).__name__}") from exc
             self._log_warnings(response)
             if response.status < 400:
                 return response

@@ -29,12 +29,21 @@ from kubelite.client.cache.wait import wait_for_cache_sync
 from kubelite.client.clock import Clock, RealClock
 from kubelite.client.errors import ApiError
 from kubelite.client.watch import INITIAL_EVENTS_END_ANNOTATION, WatchEvent
+from kubelite.client.watch import EventType as ClientEventType
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import ListParams
 from kubelite.registry.store import Store
-from kubelite.storage.cacher import CacheWatcher
-from kubelite.storage.interface import EventType
+from kubelite.storage.interface import EventType, Watcher
 from kubelite.storage.interface import WatchEvent as StorageEvent
+
+#: the store's event types as the client's (the same words: the wire's)
+_CLIENT_EVENT_TYPES: dict[EventType, ClientEventType] = {
+    EventType.ADDED: "ADDED",
+    EventType.MODIFIED: "MODIFIED",
+    EventType.DELETED: "DELETED",
+    EventType.BOOKMARK: "BOOKMARK",
+    EventType.ERROR: "ERROR",
+}
 
 
 def api_error(exc: StatusError) -> ApiError:
@@ -54,8 +63,10 @@ class StoreWatch:
 
     YIELD_EVERY = 256
 
-    def __init__(self, watcher: CacheWatcher, store: Store, *, timeout: float | None = None) -> None:
+    def __init__(self, watcher: Watcher, store: Store, *, timeout: float | None = None) -> None:
         self._watcher = watcher
+        # a Watcher is iterable, not necessarily its own iterator (the cache's is; a converting store's is not)
+        self._events = aiter(watcher)
         self._store = store
         loop = asyncio.get_running_loop()
         self._timer = None if timeout is None else loop.call_later(timeout, watcher.stop)
@@ -72,7 +83,7 @@ class StoreWatch:
         if self._count % self.YIELD_EVERY == 0:
             await asyncio.sleep(0)
         try:
-            event = await anext(self._watcher)
+            event = await anext(self._events)
         except StopAsyncIteration:
             await self.close()
             raise
@@ -81,7 +92,7 @@ class StoreWatch:
     def _convert(self, event: StorageEvent) -> WatchEvent:
         if event.type is EventType.BOOKMARK:
             return WatchEvent("BOOKMARK", self._bookmark(event))
-        return WatchEvent(event.type.value, event.obj)  # type: ignore[arg-type]
+        return WatchEvent(_CLIENT_EVENT_TYPES[event.type], event.obj)
 
     def _bookmark(self, event: StorageEvent) -> dict[str, Any]:
         metadata: dict[str, Any] = {"resourceVersion": str(event.revision)}

@@ -151,11 +151,14 @@ class ResourceRoutes:
                 f"{declared.verbs} ({[s.verbs for s in declared.subresources]}): make them agree"
             )
         strategies: dict[str, Strategy] = {
-            name: sub.strategy for name, sub in paths.items() if isinstance(getattr(sub, "strategy", None), Strategy)
+            name: strategy
+            for name, sub in paths.items()
+            if isinstance(strategy := getattr(sub, "strategy", None), Strategy)
         }
         table = storage.table_convertor() if isinstance(storage, rest.TableConvertor) else default_table()
         scope = RequestScope(
             spec=spec,
+            # the installer knows storages by their capabilities only (registry.rest); the handlers use the Store
             store=scope_store if scope_store is not None else storage,  # type: ignore[arg-type]
             admission=options.admission,
             subresource_strategies=strategies,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from kubelite.apimachinery.errors import StatusError
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.storage_errors import interpret_watch_error
 from kubelite.storage import errors as storage_errors
 from kubelite.storage.cacher.watcher import selector_view
@@ -92,7 +93,7 @@ class StorageWatch:
             yield WatchEvent(EventType.ERROR, "", status.to_status(), 0)
 
 
-def _key_of(prefix: str, obj: dict) -> str:  # type: ignore[type-arg]
+def _key_of(prefix: str, obj: Obj) -> str:
     meta = obj.get("metadata") or {}
     namespace = meta.get("namespace")
     return f"{prefix}{namespace}/{meta['name']}" if namespace else f"{prefix}{meta['name']}"

@@ -21,6 +21,7 @@ deletionTimestamp) is read from the injected clock.
 
 from __future__ import annotations
 
+import builtins
 import random
 from collections.abc import Callable
 from datetime import timedelta
@@ -526,7 +527,7 @@ class Store(DescribedBySpec):
             )
         obj["metadata"]["name"] = name
 
-    def _raise_invalid(self, obj: Obj, field_errors: list[FieldError]) -> None:
+    def _raise_invalid(self, obj: Obj, field_errors: builtins.list[FieldError]) -> None:
         if field_errors:
             name = (obj.get("metadata") or {}).get("name") or ""
             causes = [Cause(e.reason, e.message, e.field) for e in field_errors]

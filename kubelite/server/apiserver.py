@@ -195,7 +195,7 @@ class APIServer:
         def make_request(
             message: RawRequestMessage,
             payload: StreamReader,
-            protocol: RequestHandler,  # type: ignore[type-arg]
+            protocol: RequestHandler,
             writer: AbstractStreamWriter,
             task: asyncio.Task[None],
         ) -> web.Request:

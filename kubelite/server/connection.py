@@ -63,7 +63,7 @@ def _status_bytes(err: StatusError) -> bytes:
 _feed_parser = RequestHandler.data_received
 
 
-class Connection(RequestHandler):  # type: ignore[type-arg]
+class Connection(RequestHandler):
     """aiohttp's connection protocol plus the read-header timeout and the head size bound."""
 
     __slots__ = ("_body_in_flight", "_head_bytes", "_head_timer", "_read_header_timeout")
@@ -193,5 +193,5 @@ class ConnectionServer(web.Server):
         )
         self._read_header_timeout = read_header_timeout
 
-    def __call__(self) -> RequestHandler:  # type: ignore[type-arg]
+    def __call__(self) -> RequestHandler:
         return Connection(self, loop=self._loop, read_header_timeout=self._read_header_timeout, **self._kwargs)

@@ -84,7 +84,7 @@ class ListenerSite(web.BaseSite):
 
     def __init__(
         self,
-        runner: web.BaseRunner,  # type: ignore[type-arg]
+        runner: web.BaseRunner,
         sock: socket.socket,
         *,
         ssl_context: ssl.SSLContext | None,

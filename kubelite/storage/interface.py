@@ -16,9 +16,9 @@ from __future__ import annotations
 import enum
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-Obj = dict[str, Any]
+from kubelite.apimachinery.meta import Obj
 
 
 class EventType(enum.StrEnum):

@@ -23,7 +23,11 @@ from typing import Protocol, TypeVar
 T = TypeVar("T")
 
 
-class Clock(Protocol):
+class Sleeper(Protocol):
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class Clock(Sleeper, Protocol):
     def now(self) -> datetime:
         """The wall time, timezone-aware in UTC."""
         ...
@@ -31,8 +35,6 @@ class Clock(Protocol):
     def monotonic(self) -> float:
         """Seconds on a clock that never goes back; only differences mean anything."""
         ...
-
-    async def sleep(self, seconds: float) -> None: ...
 
 
 class RealClock:
@@ -100,7 +102,7 @@ class FakeClock:
         return self._sleepers[0][0] if self.has_waiters() else None
 
 
-async def with_deadline(clock: Clock, seconds: float, awaitable: Awaitable[T]) -> T:
+async def with_deadline(clock: Sleeper, seconds: float, awaitable: Awaitable[T]) -> T:
     """Await `awaitable`, giving up after `seconds` of `clock` time with TimeoutError (the work is cancelled).
 
     asyncio.timeout reads the loop's clock; this reads the injected one, so fake time can expire it.

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 import uvloop
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage import errors
 from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
-from kubelite.storage.interface import EventType, ListOptions, Obj, ResourceVersionMatch, WatchEvent
+from kubelite.storage.interface import EventType, ListOptions, ResourceVersionMatch, WatchEvent
 from kubelite.storage.sqlite import SQLiteStorage
 
 PREFIX = "/registry/configmaps/"

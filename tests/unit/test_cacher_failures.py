@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 import uvloop
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.cacher import Cacher, CacheWatcher
 from kubelite.storage.cacher.bookmarks import send_bookmarks_every
-from kubelite.storage.interface import EventType, Obj, WatchEvent, WatchRequest
+from kubelite.storage.interface import EventType, WatchEvent, WatchRequest
 from kubelite.storage.sqlite import SQLiteStorage
 from kubelite.storage.testing.fake import FaultyStorage, InjectedFault
 from kubelite.util.backoff import ExponentialBackoff

@@ -24,8 +24,9 @@ import uvloop
 
 pytest.register_assert_rewrite("kubelite.storage.testing.conformance")
 
+from kubelite.apimachinery.meta import Obj  # noqa: E402
 from kubelite.storage.errors import StorageError, TooOldResourceVersion  # noqa: E402
-from kubelite.storage.interface import EventType, ListOptions, Obj, ResourceVersionMatch  # noqa: E402
+from kubelite.storage.interface import EventType, ListOptions, ResourceVersionMatch  # noqa: E402
 from kubelite.storage.sqlite import SQLiteStorage, queries, watch, writer  # noqa: E402
 from kubelite.storage.testing import conformance  # noqa: E402
 from kubelite.storage.testing.conformance import EventStream, configmap, key, stored, update_data  # noqa: E402

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubelite.admission.chain import Attributes, Obj
+from kubelite.admission.chain import Attributes
+from kubelite.apimachinery.meta import Obj
 
 
 def created_pod_spec(attrs: Attributes, obj: Obj | None) -> dict[str, Any] | None:

@@ -3,8 +3,9 @@ unless they say otherwise (kube's `plugin/pkg/admission/defaulttolerationseconds
 
 from __future__ import annotations
 
-from kubelite.admission.chain import Attributes, Obj
+from kubelite.admission.chain import Attributes
 from kubelite.admission.plugins import created_pod_spec
+from kubelite.apimachinery.meta import Obj
 
 DEFAULT_SECONDS = 300
 _TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")

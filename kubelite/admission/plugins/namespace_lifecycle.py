@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from kubelite.admission.chain import Attributes, Obj
+from kubelite.admission.chain import Attributes
 from kubelite.apimachinery import errors
 from kubelite.apimachinery.errors import GroupResource, StatusError
+from kubelite.apimachinery.meta import Obj
 
 IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 

@@ -8,8 +8,9 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kubelite.admission.chain import Attributes, Obj
+from kubelite.admission.chain import Attributes
 from kubelite.admission.plugins import created_pod_spec
+from kubelite.apimachinery.meta import Obj
 
 MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 ROOT_CA_CONFIGMAP = "kube-root-ca.crt"

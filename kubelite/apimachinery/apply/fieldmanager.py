@@ -177,7 +177,7 @@ class FieldManager:
         Never fails the write: if the fields cannot be tracked, the stored managedFields are kept.
         """
         live_obj = live if live is not None else {}
-        live_meta = live_obj.get("metadata") if isinstance(live_obj.get("metadata"), dict) else {}
+        live_meta = raw_meta if isinstance(raw_meta := live_obj.get("metadata"), dict) else {}
         new_meta = new.get("metadata")
         if not isinstance(new_meta, dict):
             return new
@@ -233,7 +233,7 @@ class FieldManager:
         typed conversion errors, which kube itself answers with a 500).
         """
         live_obj = live if live is not None else {}
-        live_meta = live_obj.get("metadata") if isinstance(live_obj.get("metadata"), dict) else {}
+        live_meta = raw_meta if isinstance(raw_meta := live_obj.get("metadata"), dict) else {}
         try:
             managed = mf.decode(live_meta.get("managedFields"))
         except ManagedFieldsError as exc:
@@ -286,14 +286,14 @@ class FieldManager:
 
     def _describe(self, config: Obj) -> str:
         """objectGVKNN: `namespace/name; group/version, Kind=kind` of the applied configuration."""
-        meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+        meta = raw_meta if isinstance(raw_meta := config.get("metadata"), dict) else {}
         group, version, kind = _gvk(config)
         return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {group}/{version}, Kind={kind}"
 
     def _allowed_by_last_applied(self, live: Obj) -> Set | None:
         """The fields `kubectl` may take over because its client-side apply annotation set them."""
-        meta = live.get("metadata") if isinstance(live.get("metadata"), dict) else {}
-        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        meta = raw_meta if isinstance(raw_meta := live.get("metadata"), dict) else {}
+        annotations = raw_annotations if isinstance(raw_annotations := meta.get("annotations"), dict) else {}
         text = annotations.get(LAST_APPLIED)
         if not isinstance(text, str) or not text:
             return None

@@ -81,7 +81,7 @@ def index_elem(index: int) -> Elem:
 
 def sort_key(pe: PathElement) -> tuple[Any, ...]:
     """structured-merge-diff's order of path elements."""
-    return (0, pe) if type(pe) is str else pe.order  # type: ignore[union-attr]
+    return (0, pe) if isinstance(pe, str) else pe.order
 
 
 def value_order(value: Any) -> tuple[Any, ...]:
@@ -206,12 +206,13 @@ class Set:
         return bool(self.members or self.children)
 
     def has(self, path: Sequence[PathElement]) -> bool:
-        node: Set | None = self
+        node = self
         for pe in path[:-1]:
-            node = node.children.get(pe)  # type: ignore[union-attr]
-            if node is None:
+            child = node.children.get(pe)
+            if child is None:
                 return False
-        return bool(path) and path[-1] in node.members  # type: ignore[union-attr]
+            node = child
+        return bool(path) and path[-1] in node.members
 
     def with_prefix(self, pe: PathElement) -> Set:
         return self.children.get(pe) or _EMPTY
@@ -221,6 +222,7 @@ class Set:
             return NotImplemented
         return self.members == other.members and self.children == other.children
 
+    # unhashable, as a mutable set is: typeshed declares object.__hash__ a method, hence the ignore
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
@@ -307,7 +309,7 @@ class Set:
     def to_fields(self) -> dict[str, Any]:
         """The FieldsV1 object of this set, keys in structured-merge-diff's order (a new object each time)."""
         if self._json is not None:
-            return orjson.loads(self._json)  # type: ignore[no-any-return]
+            return orjson.loads(self._json)
         fields = self._emit(include_self=False)
         self._json = orjson.dumps(fields)
         return fields
@@ -320,7 +322,7 @@ class Set:
         keys = members | children.keys()
         # field names sort before every other element, among themselves as strings (see sort_key)
         names = sorted(pe for pe in keys if type(pe) is str)
-        ordered: list[PathElement] = names
+        ordered: Sequence[PathElement] = names
         if len(names) != len(keys):
             ordered = [*names, *sorted((pe for pe in keys if type(pe) is not str), key=sort_key)]
         for pe in ordered:

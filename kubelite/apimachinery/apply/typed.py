@@ -349,11 +349,12 @@ class _Level:
     def node(self, which: int) -> Set:
         found = self.sets[which]
         if found is None:
-            assert self.parent is not None  # the root level holds all three result sets
+            # the root level (no parent, no element) holds all three result sets
+            assert self.parent is not None and self.pe is not None
             above = self.parent.node(which)
-            found = above.children.get(self.pe)  # type: ignore[arg-type]
+            found = above.children.get(self.pe)
             if found is None:
-                found = above.children[self.pe] = Set()  # type: ignore[index]
+                found = above.children[self.pe] = Set()
             self.sets[which] = found
         return found
 
@@ -461,8 +462,10 @@ class _Comparer:
         if part == _SCALAR:
             return self._leaf(lhs, rhs, level, pe)
         if part == _MAP:
-            return self._map(node.map, lhs, rhs, level, pe)  # type: ignore[arg-type]
-        return self._list(node.list, lhs, rhs, level, pe)  # type: ignore[arg-type]
+            assert node.map is not None  # _part answers a part the node has
+            return self._map(node.map, lhs, rhs, level, pe)
+        assert node.list is not None
+        return self._list(node.list, lhs, rhs, level, pe)
 
     def _map(self, mtype: MapType, lhs: Any, rhs: Any, level: _Level, pe: PathElement | None) -> bool:
         lmap = lhs if type(lhs) is dict else None
@@ -540,8 +543,10 @@ def merge(node: Node, lhs: Any, rhs: Any) -> Any:
     if part == _SCALAR or _part(node, lhs) != part:
         return rhs
     if part == _MAP:
-        return _merge_map(node.map, lhs, rhs)  # type: ignore[arg-type]
-    return _merge_list(node.list, lhs, rhs)  # type: ignore[arg-type]
+        assert node.map is not None  # _part answers a part the node has
+        return _merge_map(node.map, lhs, rhs)
+    assert node.list is not None
+    return _merge_list(node.list, lhs, rhs)
 
 
 def _merge_map(mtype: MapType, lhs: Any, rhs: Any) -> Any:

@@ -89,7 +89,7 @@ def _complete(plan: MessagePlan, built: dict[str, MessagePlan]) -> None:
     for rank, row in enumerate(load().messages[plan.full]):
         # interned, as Python's own identifiers are: attribute and dict lookups compare them by identity
         key, number, typ, mods = sys.intern(row[0]), row[1], row[2], row[3]
-        name = sys.intern(row[4]) if len(row) > 4 else key  # type: ignore[misc]
+        name = sys.intern(row[4]) if len(row) > 4 else key
         if number < last_number:
             plan.ordered = False
         last_number = number
@@ -129,6 +129,7 @@ def _decoder(
         if repeated:
             return (D_LIST, None)
         return (D_VALUE_OMIT if omit else D_VALUE, None)
+    element: specialtypes.ToJson
     if typ == "bytes":
         element = specialtypes.bytes_to_json
     elif special is not None:
@@ -139,7 +140,7 @@ def _decoder(
             return (D_MESSAGE_LIST, sub)
         if not is_map:
             return (D_MESSAGE, sub)
-        return (D_CONVERT, _map_of(lambda m, _sub=sub: to_dict(m, _sub)))
+        return (D_CONVERT, _map_of(lambda m: to_dict(m, sub)))
     if is_map:
         return (D_CONVERT, _map_of(element))
     if repeated:
@@ -174,6 +175,7 @@ def _encoder(
         if repeated:
             return (E_CALL, name, lambda msg, n, v: getattr(msg, n).extend(convert(x) for x in v), "")
         return (E_CALL, name, lambda msg, n, v: setattr(msg, n, convert(v)) if v is not None else None, "")
+    fill: specialtypes.Fill
     if special is not None:
         fill = specialtypes.FILL[special]
     else:
@@ -182,7 +184,7 @@ def _encoder(
             return (E_MESSAGE_LIST, name, sub, "")
         if not is_map:
             return (E_MESSAGE, name, sub, "")
-        fill = lambda msg, value, _sub=sub: _fill_message(msg, value, _sub)  # noqa: E731
+        fill = lambda msg, value: _fill_message(msg, value, sub)  # noqa: E731
     if is_map:
         return (E_CALL, name, _message_map_setter(fill), "")
     if repeated:

@@ -53,6 +53,7 @@ def _file_protos() -> list[Any]:
     """FileDescriptorProtos for every package in the schema, dependencies first."""
     from google.protobuf import descriptor_pb2
 
+    field_proto = descriptor_pb2.FieldDescriptorProto  # its enums type the fields set below
     messages = load().messages
     by_package: dict[str, list[str]] = {}
     for full in messages:
@@ -90,7 +91,7 @@ def _file_protos() -> list[Any]:
             msg = fdp.message_type.add(name=full.rsplit(".", 1)[1])
             for row in messages[full]:
                 json_name, number, typ, mods = row[0], row[1], row[2], row[3]
-                name = row[4] if len(row) > 4 else json_name  # type: ignore[misc]
+                name = row[4] if len(row) > 4 else json_name
                 field = msg.field.add(name=name, number=number, json_name=name)
                 if "m" in mods:
                     entry = msg.nested_type.add(name=_entry_name(name))
@@ -98,12 +99,12 @@ def _file_protos() -> list[Any]:
                     entry.field.add(name="key", number=1, type=_SCALARS["string"], label=_LABEL_OPTIONAL)
                     value = entry.field.add(name="value", number=2, label=_LABEL_OPTIONAL)
                     _set_type(value, typ)
-                    field.type = _TYPE_MESSAGE
+                    field.type = field_proto.TYPE_MESSAGE
                     field.type_name = f".{full}.{entry.name}"
-                    field.label = _LABEL_REPEATED
+                    field.label = field_proto.LABEL_REPEATED
                 else:
                     _set_type(field, typ)
-                    field.label = _LABEL_REPEATED if "r" in mods else _LABEL_OPTIONAL
+                    field.label = field_proto.LABEL_REPEATED if "r" in mods else field_proto.LABEL_OPTIONAL
         files.append(fdp)
     return files
 

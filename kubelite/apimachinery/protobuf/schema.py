@@ -42,7 +42,7 @@ def load() -> Schema:
             if _schema is None:
                 raw = orjson.loads(_PATH.read_bytes())
                 messages: dict[str, list[Row]] = {
-                    full: [tuple(row) for row in rows]  # type: ignore[misc]
+                    full: [tuple(row) for row in rows]
                     for full, rows in raw["messages"].items()
                 }
                 _schema = Schema(raw["kubernetesVersion"], raw["kinds"], raw["special"], messages)

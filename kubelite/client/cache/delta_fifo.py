@@ -9,12 +9,14 @@
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections import deque
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.fifo import Delta, DeltaType, FIFOClosedError, PopProcess, TransformFunc
-from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, Obj, meta_namespace_key
+from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key
 from kubelite.client.cache.store import KeyListerGetter
 from kubelite.client.notify import Wakeup
 
@@ -151,13 +153,13 @@ class DeltaFIFO:
         """The newest object of every queued key."""
         return [deltas[-1].object for deltas in self._items.values()]
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         return list(self._items)
 
-    def get(self, obj: Any) -> list[Delta] | None:
+    def get(self, obj: Any) -> builtins.list[Delta] | None:
         return self.get_by_key(self.key_of(obj))
 
-    def get_by_key(self, key: str) -> list[Delta] | None:
+    def get_by_key(self, key: str) -> builtins.list[Delta] | None:
         deltas = self._items.get(key)
         return list(deltas) if deltas is not None else None
 
@@ -177,7 +179,7 @@ class DeltaFIFO:
     def closed(self) -> bool:
         return self._closed
 
-    async def pop(self, process: PopProcess) -> list[Delta]:
+    async def pop(self, process: PopProcess) -> builtins.list[Delta]:
         while not self._queue:
             if self._closed:
                 raise FIFOClosedError("DeltaFIFO: manipulating with closed queue")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kubelite.client.cache.keys import Obj
+from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.store import Store
 
 

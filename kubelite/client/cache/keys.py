@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-Obj = dict[str, Any]
+from kubelite.apimachinery.meta import Obj
 
 
 class KeyFuncError(ValueError):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.selectors import LabelSelector, parse_label_selector
-from kubelite.client.cache.keys import Obj
 from kubelite.client.cache.store import NAMESPACE_INDEX, Indexer
 from kubelite.client.errors import NotFound
 

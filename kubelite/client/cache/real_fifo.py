@@ -8,12 +8,14 @@ object; the first `replace` makes everything queued at that moment the initial p
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections import deque
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.fifo import Delta, DeltaType, FIFOClosedError, PopProcess, TransformFunc
-from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, Obj, meta_namespace_key
+from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key
 from kubelite.client.cache.store import KeyListerGetter
 from kubelite.client.notify import Wakeup
 
@@ -110,7 +112,7 @@ class RealFIFO:
     def list(self) -> list[Any]:
         return [delta.object for delta in self._items]
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         return list(dict.fromkeys(self.key_of(delta.object) for delta in self._items))
 
     def get(self, obj: Any) -> Any | None:
@@ -136,7 +138,7 @@ class RealFIFO:
     def closed(self) -> bool:
         return self._closed
 
-    async def pop(self, process: PopProcess) -> list[Delta]:
+    async def pop(self, process: PopProcess) -> builtins.list[Delta]:
         while not self._items:
             if self._closed:
                 raise FIFOClosedError("RealFIFO: manipulating with closed queue")

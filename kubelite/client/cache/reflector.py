@@ -26,8 +26,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.client.backoff import ExponentialBackoff
-from kubelite.client.cache.keys import Obj
 from kubelite.client.cache.listwatch import NOT_OLDER_THAN, ListerWatcher, ListOptions
 from kubelite.client.cache.pager import DEFAULT_PAGE_SIZE, list_all
 from kubelite.client.cache.store import Indexer, Store

@@ -11,11 +11,13 @@ index keeps, per value, the set of keys whose objects produce it.
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, Obj, meta_namespace_key
+from kubelite.apimachinery.meta import Obj
+from kubelite.client.cache.keys import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key
 
 IndexFunc = Callable[[Obj], list[str]]
 
@@ -59,7 +61,7 @@ class Store(KeyListerGetter, Protocol):
 
     def get(self, obj: Any) -> Any | None: ...
 
-    def replace(self, items: list[Obj], resource_version: str) -> None: ...
+    def replace(self, items: builtins.list[Obj], resource_version: str) -> None: ...
 
     def resync(self) -> None: ...
 
@@ -128,7 +130,7 @@ class Indexer:
         with self._lock:
             return list(self._items.values())
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         with self._lock:
             return list(self._items)
 
@@ -167,7 +169,7 @@ class Indexer:
             raise IndexNotFoundError(name)
         return func, self._indices[name]
 
-    def index(self, index_name: str, obj: Obj) -> list[Obj]:
+    def index(self, index_name: str, obj: Obj) -> builtins.list[Obj]:
         """Objects that share at least one value of `index_name` with `obj`."""
         with self._lock:
             func, index = self._index_named(index_name)
@@ -176,17 +178,17 @@ class Indexer:
                 keys |= index.get(value, set())
             return [self._items[key] for key in keys]
 
-    def index_keys(self, index_name: str, value: str) -> list[str]:
+    def index_keys(self, index_name: str, value: str) -> builtins.list[str]:
         with self._lock:
             _, index = self._index_named(index_name)
             return sorted(index.get(value, ()))
 
-    def by_index(self, index_name: str, value: str) -> list[Obj]:
+    def by_index(self, index_name: str, value: str) -> builtins.list[Obj]:
         with self._lock:
             _, index = self._index_named(index_name)
             return [self._items[key] for key in index.get(value, ())]
 
-    def list_index_func_values(self, index_name: str) -> list[str]:
+    def list_index_func_values(self, index_name: str) -> builtins.list[str]:
         with self._lock:
             _, index = self._index_named(index_name)
             return list(index)

@@ -13,7 +13,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from kubelite.client.cache.keys import Obj, meta_namespace_key
+from kubelite.apimachinery.meta import Obj
+from kubelite.client.cache.keys import meta_namespace_key
 from kubelite.client.cache.listwatch import ListOptions
 from kubelite.client.errors import BadRequest, Expired
 from kubelite.client.watch import (
@@ -23,6 +24,7 @@ from kubelite.client.watch import (
     ERROR,
     INITIAL_EVENTS_END_ANNOTATION,
     MODIFIED,
+    EventType,
     WatchEvent,
 )
 
@@ -70,7 +72,7 @@ class FakeWatch:
         if item is self._END:
             self.closed = True
             raise StopAsyncIteration
-        return item  # type: ignore[no-any-return]
+        return item
 
 
 @dataclass
@@ -106,13 +108,13 @@ class FakeListerWatcher:
 
     # -- the collection -------------------------------------------------------------------------------------
 
-    def _record(self, event_type: str, obj: Obj) -> Obj:
+    def _record(self, event_type: EventType, obj: Obj) -> Obj:
         self.revision += 1
         stored = copy.deepcopy(obj)
         stored.setdefault("apiVersion", self.api_version)
         stored.setdefault("kind", self.kind)
         stored.setdefault("metadata", {})["resourceVersion"] = str(self.revision)
-        event = WatchEvent(event_type, stored)  # type: ignore[arg-type]
+        event = WatchEvent(event_type, stored)
         self.history.append((self.revision, event))
         if len(self.history) > self.history_limit:
             dropped, _ = self.history.pop(0)

@@ -16,8 +16,9 @@ import asyncio
 import inspect
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubelite.client.clock import Clock, RealClock, with_deadline
 from kubelite.client.errors import ClientError, ConfigError, NotFound
@@ -31,7 +32,8 @@ JITTER_FACTOR = 1.2
 
 @dataclass
 class LeaderCallbacks:
-    on_started_leading: Callable[[], Awaitable[None]]
+    #: an async function: its coroutine runs as a task while this candidate leads
+    on_started_leading: Callable[[], Coroutine[Any, Any, None]]
     on_stopped_leading: Callable[[], Awaitable[None] | None] = lambda: None
     #: called with the identity of every new leader observed (including this candidate)
     on_new_leader: Callable[[str], None] | None = None

@@ -17,7 +17,7 @@ from kubelite.endpoints.request_info import parse_request_info
 
 def _with_request_info(next_handler: Handler) -> Handler:
     def parse(request: web.Request) -> Awaitable[web.StreamResponse]:
-        info = parse_request_info(request.method, request.path, request.query)  # type: ignore[arg-type]
+        info = parse_request_info(request.method, request.path, request.query)
         with_request_info(request, info)
         return next_handler(request)
 

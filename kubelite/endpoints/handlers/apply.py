@@ -31,6 +31,7 @@ from kubelite.endpoints.request_info import RequestInfo
 try:  # libyaml's composer when PyYAML has it
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on the wheel
+    # the pure-Python class stands in for the C one: another class, the same interface
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 

@@ -23,7 +23,7 @@ async def create(request: web.Request, scope: RequestScope, info: RequestInfo) -
         scope.spec, obj, body, request.query.get("fieldValidation"), media_type == serializers.JSON
     )
     params.drop_null_fields(obj)
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = raw_meta if isinstance(raw_meta := obj.get("metadata"), dict) else {}
     attrs = Attributes(
         "CREATE", scope.spec, info.namespace, str(meta.get("name") or ""), "", user_from(request), write.dry_run
     )

@@ -231,7 +231,7 @@ def _walk(
     if shape.opaque:
         if members is not None:
             members[0] += _count_members(value)
-        return
+        return None
     kind = type(value)
     if kind is dict:
         if members is not None:
@@ -265,6 +265,7 @@ def _walk(
                     value[index] = fixed
         elif members is not None:
             members[0] += _count_members(value)
+    return None
 
 
 def _count_members(value: Any) -> int:
@@ -434,9 +435,9 @@ def check(
     mistyped: list[_Mistyped] = []
     members = [0]
     text = body if is_json else numbers
-    numbers = _NumberText(text) if text is not None else None
-    pruned = _prune(spec, obj, mistyped, members, numbers)
-    why = mistyped[0].message(numbers) if mistyped else ""
+    number_text = _NumberText(text) if text is not None else None
+    pruned = _prune(spec, obj, mistyped, members, number_text)
+    why = mistyped[0].message(number_text) if mistyped else ""
     findings = [f'unknown field "{path}"' for path in pruned]
     if mistyped:
         raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')

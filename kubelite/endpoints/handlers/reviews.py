@@ -79,7 +79,7 @@ def _attributes(user: UserInfo | None, spec: dict[str, Any], namespace: str) -> 
     )
 
 
-def make_review_handler(authorizer: Authorizer):  # type: ignore[no-untyped-def]
+def make_review_handler(authorizer: Authorizer):
     async def review(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
         negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
         body = await params.read_object(request, kind=scope.spec.kind, version=scope.spec.version)
@@ -89,7 +89,7 @@ def make_review_handler(authorizer: Authorizer):  # type: ignore[no-untyped-def]
                 f"the kind in the data ({body.get('kind')}) does not match the expected kind ({kind})"
             )
         user = user_from(request)
-        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+        spec = raw_spec if isinstance(raw_spec := body.get("spec"), dict) else {}
         meta = dict(body.get("metadata") or {})
         meta.setdefault("creationTimestamp", None)
         out: Obj = {"kind": kind, "apiVersion": scope.spec.api_version, "metadata": meta}

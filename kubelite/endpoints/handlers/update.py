@@ -47,7 +47,7 @@ async def update(request: web.Request, scope: RequestScope, info: RequestInfo) -
         await scope.admission.validate(attrs, final, old)
 
     # kube's defaultUpdatedObjectInfo.Preconditions: a uid in the body must be the stored object's
-    body_uid = (obj.get("metadata") or {}).get("uid") if isinstance(obj, dict) else None
+    body_uid = (obj.get("metadata") or {}).get("uid")
     result, created = await scope.store.update(
         info.namespace,
         info.name,

@@ -145,7 +145,7 @@ def _stream_content_type(scope: RequestScope, negotiated: Negotiated) -> str:
 
 
 def _as_dict(list_params: params.ListParams) -> dict[str, Any]:
-    return {name: getattr(list_params, name) for name in list_params.__slots__}  # type: ignore[attr-defined]
+    return {name: getattr(list_params, name) for name in list_params.__slots__}
 
 
 class _EventEncoder:

@@ -37,7 +37,7 @@ def _asset_dir() -> Traversable | None:
     except ModuleNotFoundError:
         pass
     try:
-        import swagger_ui_bundle  # type: ignore[import-not-found]
+        import swagger_ui_bundle
     except ModuleNotFoundError:
         return None
     # the package names its directory after the bundled Swagger UI version

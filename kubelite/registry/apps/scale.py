@@ -8,7 +8,8 @@ from kubelite.apimachinery import errors
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.apps.workloads import scale_selector
 from kubelite.registry.options import WriteParams
-from kubelite.registry.store import Store, UpdateFunc
+from kubelite.registry.rest import UpdateFunc
+from kubelite.registry.store import Store
 
 
 def to_scale(obj: Obj) -> Obj:

@@ -38,7 +38,7 @@ class StatefulSetStrategy(WorkloadStrategy):
             spec["replicas"] = 1
         if spec.get("revisionHistoryLimit") is None:
             spec["revisionHistoryLimit"] = 10
-        for claim in spec.get("volumeClaimTemplates") if isinstance(spec.get("volumeClaimTemplates"), list) else []:
+        for claim in raw_claims if isinstance(raw_claims := spec.get("volumeClaimTemplates"), list) else []:
             if not isinstance(claim, dict):
                 continue
             # the templates are whole PersistentVolumeClaims: kube writes their type and defaults

@@ -18,7 +18,7 @@ _INT32_MAX = 2**31 - 1
 def _generate_job_selector(obj: Obj, spec: dict[str, Any]) -> None:
     """kube's generateSelector: the pods of a job carry its name and uid (under the legacy keys too), and
     the job selects its uid. Labels and selector terms the user set are kept."""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = raw_meta if isinstance(raw_meta := obj.get("metadata"), dict) else {}
     template = spec.get("template")
     if not isinstance(template, dict):
         return

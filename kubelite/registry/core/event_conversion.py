@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from kubelite.apimachinery import errors
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
-from kubelite.registry.rest import DescribedBySpec
+from kubelite.registry.rest import DescribedBySpec, MutateFunc, UpdateFunc, ValidateFunc
 from kubelite.registry.spec import ResourceSpec
-from kubelite.registry.store import MutateFunc, Store, UpdateFunc, ValidateFunc
+from kubelite.registry.store import Store
 from kubelite.storage.interface import WatchEvent
 
 if TYPE_CHECKING:

@@ -3,6 +3,7 @@ APIs: events.k8s.io/v1 is the core/v1 store seen through `event_conversion`, as 
 
 from __future__ import annotations
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.core.event_conversion import EventsV1Store
 from kubelite.registry.registration import Registration, ResourceStorage, StorageContext, stored
 from kubelite.registry.strategy import Strategy
@@ -25,7 +26,7 @@ class EventStrategy(Strategy):
         "type",
     )
 
-    def fields(self, obj: dict) -> dict[str, str]:  # type: ignore[type-arg]
+    def fields(self, obj: Obj) -> dict[str, str]:
         fields = super().fields(obj)
         fields["source"] = str((obj.get("source") or {}).get("component") or "")
         return fields

@@ -109,7 +109,7 @@ def _default_container(container: dict[str, Any]) -> None:
         container["terminationMessagePolicy"] = "File"
     container.setdefault("resources", {})
     for port in _dicts(container.get("ports")):
-        if isinstance(port, dict) and not port.get("protocol"):
+        if not port.get("protocol"):
             port["protocol"] = "TCP"
     for var in _dicts(container.get("env")):
         if isinstance(var, dict):
@@ -168,9 +168,9 @@ def _default_plugin_volumes(volume: dict[str, Any]) -> None:
                 rbd[key] = value
     azure = volume.get("azureDisk")
     if isinstance(azure, dict):
-        for key, value in (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False), ("kind", "Shared")):
+        for key, default in (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False), ("kind", "Shared")):
             if azure.get(key) is None:
-                azure[key] = value
+                azure[key] = default
     scale_io = volume.get("scaleIO")
     if isinstance(scale_io, dict):
         for key, value in (("storageMode", "ThinProvisioned"), ("fsType", "xfs")):
@@ -206,21 +206,21 @@ def default_pod(pod: Obj) -> None:
         return
     for key in ("containers", "initContainers"):
         for container in _dicts(spec.get(key)):
-            resources = container.get("resources") if isinstance(container, dict) else None
-            limits = resources.get("limits") if isinstance(resources, dict) else None
-            if isinstance(limits, dict):
-                requests = resources.get("requests")  # type: ignore[union-attr]
-                if not isinstance(requests, dict):
-                    requests = resources["requests"] = {}  # type: ignore[index]
-                for name, value in limits.items():
-                    requests.setdefault(name, value)
+            resources = container.get("resources")
+            if not isinstance(resources, dict) or not isinstance(limits := resources.get("limits"), dict):
+                continue
+            requests = resources.get("requests")
+            if not isinstance(requests, dict):
+                requests = resources["requests"] = {}
+            for name, value in limits.items():
+                requests.setdefault(name, value)
     if spec.get("enableServiceLinks") is None:
         spec["enableServiceLinks"] = True
     if spec.get("hostNetwork") is True:
         for key in ("containers", "initContainers"):
             for container in _dicts(spec.get(key)):
                 for port in _dicts(container.get("ports")):
-                    if isinstance(port, dict) and not port.get("hostPort"):
+                    if not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort")
 
 
@@ -270,7 +270,7 @@ class PodStrategy(Strategy):
 
 
 def _qos_class(spec: dict[str, Any]) -> str:
-    containers = _dicts(spec.get("containers")) if isinstance(spec, dict) else []
+    containers = _dicts(spec.get("containers"))
     if not any(
         (_dict(c.get("resources")) or {}).get("requests") or (_dict(c.get("resources")) or {}).get("limits")
         for c in containers

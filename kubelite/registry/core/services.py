@@ -11,8 +11,9 @@ from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.core.allocators import ClusterIPAllocator, NodePortAllocator
 from kubelite.registry.options import DeleteParams, ListParams, WriteParams
 from kubelite.registry.registration import Registration, ResourceStorage, StorageContext
+from kubelite.registry.rest import MutateFunc, ValidateFunc
 from kubelite.registry.spec import ResourceSpec
-from kubelite.registry.store import MutateFunc, Store, ValidateFunc
+from kubelite.registry.store import Store
 from kubelite.registry.strategy import Strategy
 from kubelite.registry.tables.core import SERVICE_TABLE
 from kubelite.registry.validation.services import (
@@ -43,7 +44,7 @@ def default_service_spec(spec: dict[str, Any]) -> None:
             spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": _DEFAULT_AFFINITY_SECONDS}}
     if not spec.get("type"):
         spec["type"] = "ClusterIP"
-    for port in spec.get("ports") if isinstance(spec.get("ports"), list) else []:
+    for port in raw_ports if isinstance(raw_ports := spec.get("ports"), list) else []:
         if not isinstance(port, dict):
             continue
         if not port.get("protocol"):
@@ -243,7 +244,8 @@ def new_storage(ctx: StorageContext) -> ResourceStorage:
         ips=ClusterIPAllocator(ctx.options.service_cluster_ip_range),
         node_ports=NodePortAllocator(),
     )
-    ctx.after_start(store.repair)  # type: ignore[attr-defined]
+    assert isinstance(store, ServiceStore)  # what store_type made
+    ctx.after_start(store.repair)
     return ctx.with_status(store)
 
 

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kubelite.apimachinery.duration import parse_time, since
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.tables import descriptions as d
 
-Obj = dict[str, Any]
 Row = Callable[[Obj, datetime], list[Any]]
 Conditions = Callable[[Obj], list[dict[str, str]]]
 

@@ -6,9 +6,9 @@ from datetime import datetime
 from typing import Any
 
 from kubelite.apimachinery.duration import between, since
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.tables import descriptions as d
 from kubelite.registry.tables.base import (
-    Obj,
     TableSpec,
     age,
     age_col,

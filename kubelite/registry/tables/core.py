@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.tables import descriptions as d
 from kubelite.registry.tables.base import (
-    Obj,
     TableSpec,
     age,
     age_col,

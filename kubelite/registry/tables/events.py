@@ -13,9 +13,10 @@ from datetime import datetime
 from typing import Any
 
 from kubelite.apimachinery.duration import since
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.core.event_conversion import to_core
 from kubelite.registry.tables import descriptions as d
-from kubelite.registry.tables.base import Obj, TableSpec, col, dig, integer, name_col, name_of, text
+from kubelite.registry.tables.base import TableSpec, col, dig, integer, name_col, name_of, text
 
 EVENT_COLUMNS = [
     col("Last Seen", "string", d.EVENT_LAST_TIMESTAMP),

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubelite.registry.tables.base import Obj, items, mapping, text
+from kubelite.apimachinery.meta import Obj
+from kubelite.registry.tables.base import items, mapping, text
 
 
 def format_labels(labels: dict[str, Any] | None) -> str:

@@ -8,20 +8,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.tables import descriptions as d
-from kubelite.registry.tables.base import (
-    Obj,
-    TableSpec,
-    age,
-    age_col,
-    col,
-    dig,
-    integer,
-    items,
-    name_col,
-    name_of,
-    text,
-)
+from kubelite.registry.tables.base import TableSpec, age, age_col, col, dig, integer, items, name_col, name_of, text
 from kubelite.registry.tables.format import format_label_selector, int_or_string
 
 # -- networking.k8s.io ---------------------------------------------------------------------------------------

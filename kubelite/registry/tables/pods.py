@@ -17,21 +17,9 @@ from typing import Any
 
 from kubelite.apimachinery.cached import CompactObject, expanded
 from kubelite.apimachinery.duration import human_duration, nanoseconds, parse_time
-from kubelite.apimachinery.meta import content_identity
+from kubelite.apimachinery.meta import Obj, content_identity
 from kubelite.registry.tables import descriptions as d
-from kubelite.registry.tables.base import (
-    Obj,
-    TableSpec,
-    age,
-    age_col,
-    col,
-    dig,
-    integer,
-    items,
-    name_col,
-    name_of,
-    text,
-)
+from kubelite.registry.tables.base import TableSpec, age, age_col, col, dig, integer, items, name_col, name_of, text
 
 POD_COLUMNS = [
     name_col(),

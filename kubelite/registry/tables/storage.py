@@ -9,20 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.tables import descriptions as d
-from kubelite.registry.tables.base import (
-    Obj,
-    TableSpec,
-    age,
-    age_col,
-    col,
-    dig,
-    items,
-    mapping,
-    name_col,
-    name_of,
-    text,
-)
+from kubelite.registry.tables.base import TableSpec, age, age_col, col, dig, items, mapping, name_col, name_of, text
 from kubelite.registry.tables.quantity import canonical_quantity
 
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"

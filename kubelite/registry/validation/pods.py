@@ -402,7 +402,7 @@ def _affinity(affinity: dict[str, Any] | None, path: str) -> list[FieldError]:
     return errs
 
 
-def _topology_spread(constraints: list[dict[str, Any]], path: str) -> list[FieldError]:
+def _topology_spread(constraints: list[Any], path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for index, constraint in enumerate(constraints):
         item_path = f"{path}[{index}]"

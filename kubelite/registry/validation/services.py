@@ -138,7 +138,7 @@ def _cluster_ips(spec: dict[str, Any]) -> list[FieldError]:
     if invalid_ips:
         return errs
     if len(ips) > 1:
-        versions = {parse_ip(ip).version for ip in ips if parse_ip(ip) is not None}  # type: ignore[union-attr]
+        versions = {parsed.version for ip in ips if (parsed := parse_ip(ip)) is not None}
         if len(versions) != len(ips):
             errs.append(
                 FieldError.invalid(

@@ -31,13 +31,13 @@ from collections.abc import Callable, Iterable
 from sortedcontainers import SortedList
 
 from kubelite.apimachinery.compact import compact_managed_fields
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage import errors
 from kubelite.storage.cacher.watcher import CacheWatcher
 from kubelite.storage.interface import (
     EventType,
     ListOptions,
     ListResult,
-    Obj,
     Preconditions,
     ResourceVersionMatch,
     Storage,
@@ -349,7 +349,7 @@ class Cacher:
             if at and at > self.revision:
                 await self.wait_until_fresh(at)
             changed = self._changes_after(at) if at and at <= self.revision else None
-            if changed is None:
+            if changed is None or at is None:  # (no revision: no changes either; said for the type checker)
                 return await self.storage.get_list(prefix, opts)
             return self._list_from_memory(prefix, opts, at, changed)
         if opts.resource_version is None:  # consistent read: the cache must have seen the newest revision
@@ -378,7 +378,7 @@ class Cacher:
     def _count_after(self, key: str, stop: int, end: str, changed: dict[str, Obj | None]) -> int:
         """How many keys after `key` (up to `end`, the cache's own up to index `stop`) existed at the revision
         `changed` describes: the cache's, less those created since, plus those deleted since."""
-        count = stop - self._keys.bisect_right(key)
+        count: int = stop - self._keys.bisect_right(key)  # SortedList is untyped
         for changed_key, then in changed.items():
             if key < changed_key < end:
                 count += int(then is not None) - int(changed_key in self._objects)

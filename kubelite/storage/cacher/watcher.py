@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from kubelite.storage.interface import EventType, Obj, StreamWriter, WatchEvent
+from kubelite.apimachinery.meta import Obj
+from kubelite.storage.interface import EventType, StreamWriter, WatchEvent
 
 _CLOSED = object()
 
@@ -85,7 +86,9 @@ class CacheWatcher:
         """Whether an event of `key` waits in the queue (always, once stopped: what it held is dropped)."""
         if self.stopped:
             return True
-        return any(isinstance(item, WatchEvent) and item.key == key for item in self._queue._queue)  # type: ignore[attr-defined]
+        # asyncio.Queue offers no look at what it holds but its deque, `_queue`, which typeshed leaves out
+        waiting = self._queue._queue  # type: ignore[attr-defined]
+        return any(isinstance(item, WatchEvent) and item.key == key for item in waiting)
 
     def request_bookmark(self) -> None:
         """Send a bookmark at the cache's revision: every event up to it is already queued."""
@@ -127,11 +130,11 @@ class CacheWatcher:
         return self
 
     async def __anext__(self) -> WatchEvent:
-        item = await self._queue.get()
+        item: WatchEvent = await self._queue.get()  # an event, or the end marker checked for next
         if item is _CLOSED:
             self._queue.put_nowait(_CLOSED)
             raise StopAsyncIteration
-        return item  # type: ignore[no-any-return]
+        return item
 
 
 def selector_view(event: WatchEvent, predicate: Callable[[Obj], bool]) -> WatchEvent | None:

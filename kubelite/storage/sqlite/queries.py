@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import orjson
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import CorruptObjectError, FutureResourceVersion, TooOldResourceVersion
-from kubelite.storage.interface import EventType, ListResult, Obj, WatchEvent
+from kubelite.storage.interface import EventType, ListResult, WatchEvent
 from kubelite.storage.keys import prefix_end, range_start
 from kubelite.storage.sqlite import schema
 from kubelite.storage.sqlite.writer import Row
@@ -54,7 +55,7 @@ def decode(key: str, value: bytes | None) -> Obj:
         raise CorruptObjectError(key, f"the stored value does not decode: {exc}") from exc
     if not isinstance(obj, dict):
         raise CorruptObjectError(key, f"the stored value is a JSON {type(obj).__name__}, not an object")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def get_row(conn: sqlite3.Connection, key: str) -> Row | None:

@@ -39,6 +39,7 @@ from typing import Any
 
 import orjson
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import (
     Conflict,
     CorruptStoreError,
@@ -50,7 +51,6 @@ from kubelite.storage.errors import (
 from kubelite.storage.interface import (
     ListOptions,
     ListResult,
-    Obj,
     Preconditions,
     ResourceVersionMatch,
     TryUpdate,
@@ -237,7 +237,7 @@ class SQLiteStorage:
                 current = queries.decode(key, state.value)
                 _check_preconditions(key, preconditions, current)
                 updated = await try_update(current)
-                stored = orjson.loads(state.value)
+                stored: Obj = orjson.loads(state.value)
                 if _same_content(updated, stored):
                     return stored
             outcome = await self._writer.submit(

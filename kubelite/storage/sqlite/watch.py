@@ -27,8 +27,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import orjson
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import StorageError, TooOldResourceVersion
-from kubelite.storage.interface import EventType, Obj, WatchEvent
+from kubelite.storage.interface import EventType, WatchEvent
 from kubelite.storage.sqlite.writer import Record
 
 #: (prefix, after, until, limit) -> (events, revision read up to)

@@ -29,8 +29,9 @@ from typing import Any
 
 import orjson
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import CorruptObjectError, KeyExists, StorageError
-from kubelite.storage.interface import EventType, Obj
+from kubelite.storage.interface import EventType
 from kubelite.storage.sqlite import integrity, schema
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,7 @@ class DeleteOp(Op):
     def apply(self, tx: Writer) -> Obj | Stale:
         if tx.current_revision_of(self.key) != self.expected.revision:
             return Stale(tx.current_row(self.key))
-        obj = orjson.loads(self.expected.value)
+        obj: Obj = orjson.loads(self.expected.value)
         tx.append(self.key, obj, deleted=True, prev=self.expected)
         return obj
 
@@ -154,6 +155,7 @@ class CompactOp(Op):
 
     def apply(self, tx: Writer) -> int | None:
         conn = tx.conn
+        assert conn is not None  # ops are applied inside the writer's open transaction
         if self.start == 0:
             conn.execute("UPDATE meta SET value = MAX(value, ?) WHERE name = 'compacted'", (self.revision,))
         row = conn.execute(

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 import uvloop
 
-from kubelite.apimachinery.meta import deep_copy
+from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.storage.errors import (
     Conflict,
     FutureResourceVersion,
@@ -35,7 +35,6 @@ from kubelite.storage.interface import (
     EventType,
     ListOptions,
     ListResult,
-    Obj,
     Preconditions,
     ResourceVersionMatch,
     Storage,

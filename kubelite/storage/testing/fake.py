@@ -23,11 +23,11 @@ import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from kubelite.apimachinery.meta import Obj
 from kubelite.storage.errors import StorageError
 from kubelite.storage.interface import (
     ListOptions,
     ListResult,
-    Obj,
     Preconditions,
     Storage,
     TryUpdate,
