@@ -56,3 +56,21 @@ def test_a_yaml_integer_beyond_64_bits_does_not_hide_deep_nesting() -> None:
         serializers.loads_yaml(head + nested_arrays(LIMIT))  # one level more with the document itself
     decoded = serializers.loads_yaml(head + nested_arrays(LIMIT - 1))
     assert decoded["big"] == 123456789012345678901234567890
+
+
+@pytest.mark.parametrize("filler", [0, 5000, 100_000])
+def test_depth_is_measured_in_bodies_of_every_length(filler: int) -> None:
+    # short bodies are passed by their count of brackets, long ones measured by encoding
+    text = b'"' + b"x" * filler + b'"'
+    refused = b'{"s":' + text + b',"x":' + nested_arrays(LIMIT) + b"}"
+    with pytest.raises(serializers.DecodeError, match=r"^exceeded max depth$"):
+        serializers.loads_json(refused)
+    allowed = b'{"s":' + text + b',"x":' + nested_arrays(LIMIT - 1) + b"}"
+    assert serializers.loads_json(allowed)["s"] == "x" * filler
+
+
+def test_many_brackets_do_not_make_a_body_too_deep() -> None:
+    flat = b"[" + b",".join([b"{}"] * 300) + b"]"  # 301 opening brackets, two levels
+    assert len(serializers.loads_json(flat)) == 300
+    managed = b'{"a":"' + b"[" * 300 + b'","b":{"f:x":{},"f:y":{"f:z":{}}}}'
+    assert serializers.loads_json(managed)["b"]["f:y"] == {"f:z": {}}
