@@ -245,12 +245,16 @@ def _depth(value: Any) -> int:
     return depth
 
 
+#: what is left of a body without them is its opening brackets: one pass in C, where two counts are two
+_ALL_BUT_OPENING = bytes(byte for byte in range(256) if byte not in b"{[")
+
+
 def may_be_deeper_than_limit(body: bytes) -> bool:
-    """A body with fewer opening brackets than MAX_DEPTH cannot nest deeper (two scans in C).
+    """A body with no more opening brackets than MAX_DEPTH cannot nest deeper (one pass in C).
 
     For protobuf bodies too: their embedded raw JSON is what may nest.
     """
-    return body.count(b"{") + body.count(b"[") > MAX_DEPTH
+    return len(body.translate(None, _ALL_BUT_OPENING)) > MAX_DEPTH
 
 
 #: a JSON text nesting deeper than MAX_DEPTH has more than MAX_DEPTH opening and as many closing brackets
@@ -258,8 +262,6 @@ _SHORTEST_TOO_DEEP = 2 * (MAX_DEPTH + 1)
 #: up to this length counting a body's brackets costs less than encoding it; beyond, long strings make
 #: counting dearer, and bodies that long mostly carry managedFields, whose brackets are past the limit
 _COUNTED_UP_TO = 4096
-#: what is left of a body without them is its opening brackets: one pass in C, where two counts are two
-_ALL_BUT_OPENING = bytes(byte for byte in range(256) if byte not in b"{[")
 
 
 def loads_json(body: bytes) -> Any:
@@ -278,7 +280,7 @@ def loads_json(body: bytes) -> Any:
     length = len(body)
     if length < _SHORTEST_TOO_DEEP:
         return value
-    if length <= _COUNTED_UP_TO and len(body.translate(None, _ALL_BUT_OPENING)) <= MAX_DEPTH:
+    if length <= _COUNTED_UP_TO and not may_be_deeper_than_limit(body):
         return value
     check_depth(value)
     return value
