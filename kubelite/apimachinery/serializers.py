@@ -193,37 +193,97 @@ MAX_DEPTH = 200
 _ENCODER_DEPTH = 254
 
 
+#: the encoder's levels the depth check fills with arrays of its own, so that a value fails to encode exactly
+#: when it nests deeper than MAX_DEPTH
+_PADDING_LEVELS = _ENCODER_DEPTH - MAX_DEPTH
+
+#: nested arrays of _PADDING_LEVELS levels, as (outermost, innermost), kept for reuse: building them costs
+#: more than encoding a typical body. list.pop and list.append are atomic, so threads never share one.
+_spare_padding: list[tuple[list[Any], list[Any]]] = []
+
+
+def _padding() -> tuple[list[Any], list[Any]]:
+    try:
+        return _spare_padding.pop()
+    except IndexError:
+        innermost: list[Any] = []
+        outermost = innermost
+        for _ in range(_PADDING_LEVELS - 1):
+            outermost = [outermost]
+        return outermost, innermost
+
+
 def check_depth(value: Any) -> None:
     """Refuse a value nested deeper than MAX_DEPTH: it could be decoded, but not stored or encoded.
 
-    orjson's own recursion limit measures it, in C: the value wrapped in as many arrays as the encoder
-    has levels beyond MAX_DEPTH fails to encode exactly when it is too deep.
+    orjson's own recursion limit measures it, in C: the value inside as many arrays as the encoder has
+    levels beyond MAX_DEPTH fails to encode exactly when it is too deep.
     """
-    wrapped = value
-    for _ in range(_ENCODER_DEPTH - MAX_DEPTH):
-        wrapped = [wrapped]
+    outermost, innermost = _padding()
+    innermost.append(value)
     try:
-        orjson.dumps(wrapped)
+        orjson.dumps(outermost)
     except orjson.JSONEncodeError as exc:
         if "Recursion limit" in str(exc):
             raise DecodeError("exceeded max depth") from None
-        # anything else orjson cannot hold (integers beyond 64 bits from YAML) is not a matter of depth
+        # what orjson cannot hold (integers beyond 64 bits, from YAML) stopped it before it saw every level
+        if _depth(value) > MAX_DEPTH:
+            raise DecodeError("exceeded max depth") from None
+    finally:
+        innermost.clear()
+        _spare_padding.append((outermost, innermost))
+
+
+def _depth(value: Any) -> int:
+    """The nesting depth of a value, walked level by level (only for what orjson cannot encode)."""
+    depth = 0
+    level = [value]
+    while level:
+        containers = [item for item in level if isinstance(item, dict | list)]
+        if containers:
+            depth += 1
+        level = [child for item in containers for child in (item.values() if isinstance(item, dict) else item)]
+    return depth
+
+
+#: what is left of a body without them is its opening brackets: one pass in C, where two counts are two
+_ALL_BUT_OPENING = bytes(byte for byte in range(256) if byte not in b"{[")
 
 
 def may_be_deeper_than_limit(body: bytes) -> bool:
-    """A JSON body with fewer opening brackets than MAX_DEPTH cannot nest deeper (two scans in C)."""
-    return body.count(b"{") + body.count(b"[") > MAX_DEPTH
+    """A body with no more opening brackets than MAX_DEPTH cannot nest deeper (one pass in C).
+
+    For protobuf bodies too: their embedded raw JSON is what may nest.
+    """
+    return len(body.translate(None, _ALL_BUT_OPENING)) > MAX_DEPTH
+
+
+#: a JSON text nesting deeper than MAX_DEPTH has more than MAX_DEPTH opening and as many closing brackets
+_SHORTEST_TOO_DEEP = 2 * (MAX_DEPTH + 1)
+#: up to this length counting a body's brackets costs less than encoding it; beyond, long strings make
+#: counting dearer, and bodies that long mostly carry managedFields, whose brackets are past the limit
+_COUNTED_UP_TO = 4096
 
 
 def loads_json(body: bytes) -> Any:
+    """JSON into values, refusing what nests deeper than MAX_DEPTH.
+
+    The depth is measured only where it may be too deep: not below the shortest text that can be, nor in
+    a short body with no more opening brackets than MAX_DEPTH (one pass in C, brackets in strings
+    included). Every other body is measured by encoding its value, a pass in C as well.
+    """
     try:
         value = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         if str(exc).startswith("depth limit exceeded"):  # orjson stops at 1024 levels
             raise DecodeError("exceeded max depth") from None
         raise DecodeError(str(exc)) from exc
-    if isinstance(value, dict | list) and may_be_deeper_than_limit(body):
-        check_depth(value)
+    length = len(body)
+    if length < _SHORTEST_TOO_DEEP:
+        return value
+    if length <= _COUNTED_UP_TO and not may_be_deeper_than_limit(body):
+        return value
+    check_depth(value)
     return value
 
 
@@ -257,7 +317,7 @@ def loads_yaml(body: bytes) -> Any:
         raise DecodeError(str(exc).replace("\n", " ")) from exc
     except RecursionError as exc:
         raise DecodeError("exceeded max depth") from exc
-    if isinstance(value, dict | list):
+    if isinstance(value, (dict, list)):
         check_depth(value)  # YAML nests by indentation: no cheap count of brackets tells the depth
     return value
 
