@@ -31,7 +31,10 @@ async def update_scale(store: Store, namespace: str, name: str, change: UpdateFu
         if current is None:
             raise errors.not_found(store.spec.group_resource, name)
         scale = await change(to_scale(current))
+        # ScaleSpec.replicas is a plain int32 with omitempty: absent or null decodes as 0, which scales to zero
         replicas: Any = (scale.get("spec") or {}).get("replicas")
+        if replicas is None:
+            replicas = 0
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             raise errors.invalid(
                 "autoscaling",
