@@ -63,3 +63,30 @@ def test_negative_replicas_are_still_invalid(server: KubeliteProcess) -> None:
         'Scale.autoscaling "negative" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0',
     )
     assert server.http("GET", path).json()["spec"]["replicas"] == 1
+
+
+@pytest.mark.parametrize(
+    ("spec", "what", "field"),
+    [
+        ({"replicas": "3"}, "string", "ScaleSpec.spec.replicas of type int32"),
+        ({"replicas": True}, "bool", "ScaleSpec.spec.replicas of type int32"),
+        ({"replicas": [1]}, "array", "ScaleSpec.spec.replicas of type int32"),
+        ({"replicas": 1.5}, "number 1.5", "ScaleSpec.spec.replicas of type int32"),
+        ({"replicas": 2**31}, "number 2147483648", "ScaleSpec.spec.replicas of type int32"),
+        ("three", "string", "Scale.spec of type v1.ScaleSpec"),
+    ],
+    ids=["string", "bool", "array", "fraction", "beyond-int32", "spec-string"],
+)
+def test_replicas_an_int32_cannot_hold_are_refused_as_kubes_decoder_does(
+    server: KubeliteProcess, spec: Any, what: str, field: str, request: Any
+) -> None:
+    name = "mistyped-" + request.node.callspec.id
+    path = _deployment(server, name, 1)
+    result = server.http("PUT", path + "/scale", {"metadata": {"name": name}, "spec": spec})
+    assert (result.status, result.json()["reason"], result.json()["message"]) == (
+        400,
+        "BadRequest",
+        'Scale in version "v1" cannot be handled as a Scale: '
+        f"json: cannot unmarshal {what} into Go struct field {field}",
+    )
+    assert server.http("GET", path).json()["spec"]["replicas"] == 1
