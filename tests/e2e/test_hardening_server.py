@@ -579,7 +579,10 @@ def test_a_second_signal_exits_at_once_with_code_1(tmp_path: Path, second: int) 
             b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"kind\": \"ConfigMap\", "
         )
-        time.sleep(0.3)  # the server has read the head and waits in the handler for the rest of the body
+        time.sleep(0.3)
+        # a request answered on another connection after it: the server has read the upload's head by now, and
+        # its handler waits for the rest of the body
+        assert _get(proc.insecure_port, "/healthz")[0] == 200
         child.send_signal(signal.SIGTERM)
         # the shutdown is under way: the port is closed, the process waits for the request in flight
         deadline = time.monotonic() + 5
