@@ -442,9 +442,9 @@ def check(
     mistyped: list[_Mistyped] = []
     members = [0]
     text = body if is_json else numbers
-    numbers = _NumberText(text) if text is not None else None
-    pruned = _prune(spec, obj, mistyped, members, numbers)
-    why = mistyped[0].message(numbers) if mistyped else ""
+    number_text = _NumberText(text) if text is not None else None
+    pruned = _prune(spec, obj, mistyped, members, number_text)
+    why = mistyped[0].message(number_text) if mistyped else ""
     findings = [f"unknown field {gofmt.quote(path)}" for path in pruned]
     if mistyped:
         raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
