@@ -517,11 +517,24 @@ def test_unknown_field_with_control_characters_is_acknowledged(server: KubeliteP
     assert head.startswith(b"HTTP/1.1 201 "), head
     assert json.loads(rest)["metadata"]["name"] == "ctl"
     warnings = [line for line in head.split(b"\r\n") if line.lower().startswith(b"warning:")]
+    # the field names are quoted with Go's %q, and the warning text then has its `\` and `"` escaped
     assert warnings == [
-        b'Warning: 299 - "unknown field \\"\\x01\\""',
-        b'Warning: 299 - "unknown field \\"a\\tb\\""',
+        b'Warning: 299 - "unknown field \\"\\\\x01\\""',
+        b'Warning: 299 - "unknown field \\"a\\\\tb\\""',
         'Warning: 299 - "unknown field \\"café\\""'.encode(),
     ]
+
+
+def test_strict_field_validation_quotes_field_names_as_go_does(server: KubeliteProcess, ns: str) -> None:
+    body = b'{"metadata": {"name": "strict-ctl"}, "\\u0001": [], "a\\\\b": 1}'
+    head, rest = raw_request(server, "POST", f"/api/v1/namespaces/{ns}/configmaps?fieldValidation=Strict", body)
+    assert head.startswith(b"HTTP/1.1 400 "), head
+    status = json.loads(rest)
+    assert (status["reason"], status["message"]) == (
+        "BadRequest",
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: '
+        'unknown field "\\x01", unknown field "a\\\\b"',
+    )
 
 
 # --- integer query parameters and resourceVersions ------------------------------------------------------

@@ -559,29 +559,48 @@ def test_a_signal_early_in_start_up_exits_cleanly(tmp_path: Path, stage: str) ->
     assert "Traceback" not in stderr
 
 
-def test_a_second_signal_exits_at_once_with_code_1(tmp_path: Path) -> None:
-    data_dir = tmp_path / "data"
-    KubeliteProcess(data_dir).start().stop()
-    database = sqlite3.connect(data_dir / "kubelite.db", timeout=5, isolation_level=None)
-    database.execute("BEGIN EXCLUSIVE")  # start-up, and its unwinding, wait on the lock
+def _refuses_connections(port: int) -> bool:
     try:
-        child = subprocess.Popen(
-            _serve_args(data_dir, "--insecure-port", "0"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("second", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_second_signal_exits_at_once_with_code_1(tmp_path: Path, second: int) -> None:
+    proc = KubeliteProcess(tmp_path / "data").start()
+    assert proc.proc is not None and proc.log_path is not None
+    child = proc.proc
+    try:
+        # a request in flight: its body is still on its way, and a graceful shutdown waits for it (up to 1 s)
+        upload = _connect(proc.insecure_port)
+        upload.sendall(
+            b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"kind\": \"ConfigMap\", "
         )
-        _wait_until_store_open(child.pid, data_dir / "kubelite.db")
+        time.sleep(0.3)
+        # a request answered on another connection after it: the server has read the upload's head by now, and
+        # its handler waits for the rest of the body
+        assert _get(proc.insecure_port, "/healthz")[0] == 200
         child.send_signal(signal.SIGTERM)
-        time.sleep(0.3)  # unwinding now waits on the store, for up to 2 s
+        # the shutdown is under way: the port is closed, the process waits for the request in flight
+        deadline = time.monotonic() + 5
+        while not _refuses_connections(proc.insecure_port) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _refuses_connections(proc.insecure_port)
+        assert child.poll() is None
         signalled = time.monotonic()
-        child.send_signal(signal.SIGTERM)
+        child.send_signal(second)
         try:
-            _, stderr = child.communicate(timeout=8)
+            child.wait(timeout=8)
         except subprocess.TimeoutExpired:
             child.kill()
-            child.communicate()
+            child.wait()
             raise
         assert time.monotonic() - signalled < 1.5
         assert child.returncode == 1
-        assert "second signal SIGTERM: exiting now" in stderr
+        assert f"second signal {signal.Signals(second).name}: exiting now" in proc.log_path.read_text()
+        upload.close()
     finally:
-        database.rollback()
-        database.close()
+        proc.stop()

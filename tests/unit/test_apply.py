@@ -946,3 +946,30 @@ def test_force_param_refuses_garbage() -> None:
     with pytest.raises(StatusError) as info:
         force_param({"force": "yes"})
     assert info.value.message == 'invalid value for force: "yes": strconv.ParseBool: parsing "yes": invalid syntax'
+
+
+# -- large associative lists: matched by key, not by scanning -----------------------------------------------
+
+
+def test_applying_3000_containers_over_3000_others_takes_linear_time() -> None:
+    import time
+
+    def deployment(names: range, image: str) -> dict[str, Any]:
+        containers = [{"name": f"c{i}", "image": image} for i in names]
+        return {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "default"},
+            "spec": {"template": {"spec": {"containers": containers}}},
+        }
+
+    manager = deploy_manager()
+    started = time.perf_counter()
+    live = manager.apply(None, deployment(range(3000), "a"), "first")
+    live = manager.apply(live, deployment(range(1500, 4500), "b"), "second", force=True)
+    live = manager.apply(live, deployment(range(0), "a"), "first")  # first gives up all it owned
+    elapsed = time.perf_counter() - started
+    containers = live["spec"]["template"]["spec"]["containers"]
+    # first's items that second never applied are gone; the shared ones are second's now
+    assert containers == [{"name": f"c{i}", "image": "b"} for i in range(1500, 4500)]
+    assert elapsed < 5, elapsed  # under a second; a scan of the list per item would take minutes

@@ -235,8 +235,24 @@ def test_json_findings_follow_the_body() -> None:
         (b'{"zz": 1, "metadata": {"name": "a"}, "aa": 1}', ['unknown field "zz"', 'unknown field "aa"']),
         (b'{"metadata": {"name": "a"}, "data": {"k": "1"}}', []),
         (b'{"broken"', None),
+        # field names quoted as Go's %q quotes them
+        (
+            b'{"metadata": {"name": "a"}, "x\\u0001": 1, "q\\"\\\\": 2, "t\\tn\\n": 3, "caf\\u00e9": 4}',
+            [
+                'unknown field "x\\x01"',
+                'unknown field "q\\"\\\\"',
+                'unknown field "t\\tn\\n"',
+                'unknown field "caf\u00e9"',
+            ],
+        ),
+        (
+            b'{"metadata": {"name": "a"}, "data": {"k\\u007f": "1", "k\\u007f": "2"}}',
+            ['duplicate field "data.k\\x7f"'],
+        ),
+        # each message once, as kube's strict decoder keeps them
+        (b'{"metadata": {"name": "a"}, "data": {"k": "1", "k": "2", "k": "3"}}', ['duplicate field "data.k"']),
     ],
-    ids=["map-key", "in-order", "unknown-in-body-order", "clean", "unreadable"],
+    ids=["map-key", "in-order", "unknown-in-body-order", "clean", "unreadable", "quoted", "quoted-dup", "once"],
 )
 def test_json_findings(body: bytes, findings: list[str] | None) -> None:
     assert json_findings(CONFIGMAPS, body) == findings

@@ -8,6 +8,7 @@ The last part runs the real schema lookup over Pod, Deployment and Service.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -1409,3 +1410,42 @@ def test_lookup_map_values_and_unknowns() -> None:
         None,
         None,
     )
+
+
+# -- large lists: one index per list, not a scan per patch element ---------------------------------------
+
+
+def test_a_patch_of_5000_containers_merges_in_linear_time() -> None:
+    count = 5000
+    pod = {"spec": {"containers": [{"name": f"c{i}", "image": "a"} for i in range(count)]}}
+    kept = [i for i in range(count) if i % 10]
+    patch = {
+        "spec": {
+            "$setElementOrder/containers": [{"name": f"n{i}"} for i in range(1000)]
+            + [{"name": f"c{i}"} for i in reversed(kept)],
+            "containers": [{"name": f"n{i}", "image": "n"} for i in range(1000)]
+            + [{"name": f"c{i}", "image": "b"} for i in reversed(kept) if i % 2]
+            + [{"name": f"c{i}", "$patch": "delete"} for i in range(0, count, 10)],
+        }
+    }
+    started = time.perf_counter()
+    result = apply_strategic_merge_patch(pod, patch, schema_for("", "v1", "Pod"), default_lookup())
+    elapsed = time.perf_counter() - started
+    assert result == {
+        "spec": {
+            "containers": [{"name": f"n{i}", "image": "n"} for i in range(1000)]
+            + [{"name": f"c{i}", "image": "b" if i % 2 else "a"} for i in reversed(kept)]
+        }
+    }
+    assert elapsed < 5  # about 0.1 s; a scan of the list per patch element took minutes
+
+
+def test_many_deletions_of_duplicated_keys_keep_kubes_order() -> None:
+    # every `a` and `b` goes; `z` lands in kube's backing array at position 2, which the live list it orders
+    # by still spans, so `x` and `y` go before it (ordered by the original list, `z` would go first)
+    original = "{mergingList: [{name: a}, {name: x, value: 1}, {name: b}, {name: a}, {name: y}, {name: b}]}"
+    patch = (
+        "{$setElementOrder/mergingList: [{name: z}], "
+        "mergingList: [{name: a, $patch: delete}, {name: z}, {name: b, $patch: delete}, {name: a, $patch: delete}]}"
+    )
+    assert smp(original, patch) == y("{mergingList: [{name: x, value: 1}, {name: y}, {name: z}]}")

@@ -29,6 +29,7 @@ result here never contains directives: they are stripped where such values are t
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol
 
@@ -247,14 +248,28 @@ class _Positions:
         return self._first.get(_ident(self._value(item)), -1)
 
 
-def _find_map(items: list[Any], merge_key: str, value: Any) -> int:
-    wanted = _ident(value)
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise StrategicMergeError(f"value for key {i} is not a map")
-        if merge_key in item and _ident(item[merge_key]) == wanted:
-            return i
-    return -1
+class _KeyIndex:
+    """Where kube's linear findMapInSliceBasedOnKeyValue would stop in `items`, found once per list.
+
+    The first map carrying the merge key with each value; a non-map met before the match is an error, as
+    in the scan it replaces.
+    """
+
+    def __init__(self, items: list[Any], merge_key: str) -> None:
+        self._first: dict[tuple[str, Any], int] = {}
+        self._first_non_map = -1
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                if self._first_non_map < 0:
+                    self._first_non_map = i
+            elif merge_key in item:
+                self._first.setdefault(_ident(item[merge_key]), i)
+
+    def find(self, value: Any) -> int:
+        index = self._first.get(_ident(value), -1)
+        if self._first_non_map >= 0 and (index < 0 or self._first_non_map < index):
+            raise StrategicMergeError(f"value for key {self._first_non_map} is not a map")
+        return index
 
 
 def _check_merge_keys(merge_key: str, *lists: list[Any]) -> None:
@@ -331,12 +346,13 @@ def _partition_primitives(items: list[Any], by: list[Any]) -> tuple[list[Any], l
 def _partition_maps(items: list[Any], by: list[Any], merge_key: str) -> tuple[list[Any], list[Any]]:
     inside: list[Any] = []
     outside: list[Any] = []
+    index = _KeyIndex(by, merge_key)
     for item in items:
         if not isinstance(item, dict):
             raise _bad_arg_type({}, item)
         if merge_key not in item:
             raise _no_merge_key(item, merge_key)
-        (inside if _find_map(by, merge_key, item[merge_key]) >= 0 else outside).append(item)
+        (inside if index.find(item[merge_key]) >= 0 else outside).append(item)
     return inside, outside
 
 
@@ -565,6 +581,7 @@ class _Merger:
         backing = list(original)  # kube's backing array; its length never changes
         live = len(backing)  # length of the live list after deletions
         rest: list[Any] = []
+        deleted: list[Any] = []
         replace = False
         for element in patch:
             directive = element.get(DIRECTIVE, _DROP)
@@ -573,13 +590,15 @@ class _Merger:
             elif isinstance(directive, str) and directive == DELETE:
                 if merge_key not in element:
                     raise _no_merge_key(element, merge_key)
-                live = _delete_matching(backing, live, merge_key, element[merge_key])
+                deleted.append(element[merge_key])
             elif isinstance(directive, str) and directive == REPLACE:
                 replace = True  # keep scanning: later deletions still apply to the live list
             elif isinstance(directive, str) and directive == MERGE:
                 raise StrategicMergeError("merging lists cannot yet be specified in the patch")
             else:
                 raise _bad_patch_type(directive, element)
+        if deleted:
+            live = _delete_matching(backing, merge_key, deleted)
 
         if replace:
             replacement = _taken_over(rest)
@@ -587,27 +606,72 @@ class _Merger:
             return _normalize(inside, outside, [], replacement, merge_key, kind), backing
 
         merged = backing[:live]
+        # the positions in `merged` of each merge key value, kept up to date as elements change or are added
+        positions: dict[tuple[str, Any], list[int]] = {}
+        for i, item in enumerate(merged):
+            if merge_key in item:
+                positions.setdefault(_ident(item[merge_key]), []).append(i)
         for element in rest:
             if merge_key not in element:
                 raise _no_merge_key(element, merge_key)
-            index = _find_map(merged, merge_key, element[merge_key])
-            if index >= 0:
+            wanted = _ident(element[merge_key])
+            found = positions.get(wanted)
+            if found:
+                index = found[0]
                 merged[index] = self.merge_map(merged[index], element, item_schema)
+                _reindex(positions, merged[index], merge_key, wanted, index)
             else:
                 taken = _taken_over(element)
                 merged.append(taken)
                 index = len(merged) - 1
+                if merge_key in taken:
+                    positions.setdefault(_ident(taken[merge_key]), []).append(index)
             if index < len(backing):
                 backing[index] = merged[index]
         inside, outside = _partition(merged, rest, merge_key)
         return _normalize(inside, outside, rest, merged[:live], merge_key, kind), backing
 
 
-def _delete_matching(backing: list[Any], live: int, merge_key: str, value: Any) -> int:
-    """Remove every live element whose merge key equals `value`, shifting the rest left in place."""
-    while True:
-        index = _find_map(backing[:live], merge_key, value)
-        if index < 0:
-            return live
-        backing[index : live - 1] = backing[index + 1 : live]
-        live -= 1
+def _reindex(
+    positions: dict[tuple[str, Any], list[int]], merged: dict[str, Any], merge_key: str, was: tuple[str, Any], at: int
+) -> None:
+    """Move position `at`, the first with merge key value `was`, to wherever its merged element now belongs
+    (a patch's null merge key removes the key, and the next duplicate becomes the one to find)."""
+    now = _ident(merged[merge_key]) if merge_key in merged else None
+    if now == was:
+        return
+    positions[was].pop(0)
+    if now is not None:
+        bisect.insort(positions.setdefault(now, []), at)
+
+
+def _delete_matching(backing: list[Any], merge_key: str, values: list[Any]) -> int:
+    """Remove every element whose merge key equals one of `values`, in place; returns the new live length.
+
+    The same backing array as kube's, which deletes one value after another, each element by
+    `append(s[:i], s[i+1:]...)`: the live elements shift left, and the slots a value's deletions free keep
+    the list's last live element from before that value's turn.
+    """
+    live = len(backing)
+    counts: dict[tuple[str, Any], int] = {}
+    for item in backing:
+        if merge_key in item:
+            ident = _ident(item[merge_key])
+            counts[ident] = counts.get(ident, 0) + 1
+    gone: set[tuple[str, Any]] = set()
+    last = live - 1  # position in the original of the last element still live
+    tail: list[Any] = []  # what the freed slots hold, from the highest slot down
+    for value in values:
+        ident = _ident(value)
+        removed = 0 if ident in gone else counts.get(ident, 0)
+        if not removed:
+            continue
+        while merge_key in backing[last] and _ident(backing[last][merge_key]) in gone:
+            last -= 1  # deleted by an earlier value
+        tail.extend([backing[last]] * removed)
+        gone.add(ident)
+    if not tail:
+        return live
+    kept = [item for item in backing if merge_key not in item or _ident(item[merge_key]) not in gone]
+    backing[:] = kept + tail[::-1]
+    return len(kept)

@@ -6,7 +6,7 @@ missing object creates it (201), except through a subresource. `fieldManager` is
 takes fields other managers own; without it such fields are a 409 listing each conflict. Unknown fields
 and values of the wrong type fail with the text of kube's typed conversion (as a 400: kube says 500);
 `fieldValidation=Strict` additionally refuses keys repeated in the YAML, as kube's strict YAML decoding
-does after the merge.
+does after the merge. The merged object then takes the Store's order: defaulted, then mutating admission.
 """
 
 from __future__ import annotations
@@ -141,6 +141,11 @@ async def apply(request: web.Request, scope: RequestScope, info: RequestInfo) ->
                 raise errors.bad_request(
                     f"the name of the object ({info.name} based on URL) was undeterminable: name must be provided"
                 )
+        return new
+
+    async def admit(new: Obj, current: Obj | None) -> Obj:
+        # after the Store has defaulted the merged object: kube's field manager defaults inside Apply, so
+        # mutating admission sees (and may change) the defaulted object
         await scope.admission.admit(attributes("CREATE" if current is None else "UPDATE"), new, current)
         return new
 
@@ -153,6 +158,7 @@ async def apply(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         applied,
         write,
         strategy=strategy,
+        mutate=admit,
         validate=validate,
         allow_create=not info.subresource,
     )

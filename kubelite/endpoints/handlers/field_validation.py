@@ -14,6 +14,7 @@ from typing import Any
 
 from kubelite.apimachinery import errors, gofmt
 from kubelite.apimachinery.schema import SchemaNode, registry
+from kubelite.endpoints.handlers.warnings import format_warning
 from kubelite.registry.spec import ResourceSpec
 
 _MAX_FINDINGS = 100
@@ -356,11 +357,11 @@ def _document_findings(value: Any, node: SchemaNode, path: str, found: list[str]
                 child_node = extra
             if child_node is None:
                 if properties is not None and key not in seen:
-                    found.append(f'unknown field "{child_path}"')
+                    _report(found, f"unknown field {gofmt.quote(child_path)}")
                 seen.add(key)
                 continue
             if key in seen:
-                found.append(f'duplicate field "{child_path}"')
+                _report(found, f"duplicate field {gofmt.quote(child_path)}")
             seen.add(key)
             _document_findings(child, child_node, child_path, found)
     elif isinstance(value, list):
@@ -370,9 +371,16 @@ def _document_findings(value: Any, node: SchemaNode, path: str, found: list[str]
                 _document_findings(child, items, f"{path}[{index}]", found)
 
 
+def _report(found: list[str], finding: str) -> None:
+    """Record a finding once (kube's strict decoder keeps each message once: a key written three times is
+    one duplicate), up to the cap."""
+    if len(found) < _MAX_FINDINGS and finding not in found:
+        found.append(finding)
+
+
 def json_findings(spec: ResourceSpec, body: bytes) -> list[str] | None:
-    """What strict decoding of a JSON body says: `unknown field "a.b"` and `duplicate field "a.c"`, in order;
-    None when the body cannot be read here."""
+    """What strict decoding of a JSON body says: `unknown field "a.b"` and `duplicate field "a.c"`, in order,
+    each path quoted as Go's %q quotes it; None when the body cannot be read here."""
     model = registry().model(spec.group, spec.version, spec.kind)
     if model is None:
         return []
@@ -438,7 +446,7 @@ def check(
     number_text = _NumberText(text) if text is not None else None
     pruned = _prune(spec, obj, mistyped, members, number_text)
     why = mistyped[0].message(number_text) if mistyped else ""
-    findings = [f'unknown field "{path}"' for path in pruned]
+    findings = [f"unknown field {gofmt.quote(path)}" for path in pruned]
     if mistyped:
         raise errors.bad_request(f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: {why}')
     if directive == "Ignore":  # still pruned: Ignore only silences what decoding drops
@@ -455,4 +463,4 @@ def check(
             f'{spec.kind} in version "{spec.version}" cannot be handled as a {spec.kind}: strict decoding error: '
             + ", ".join(findings)
         )
-    return [f'299 - "{finding.replace(chr(34), chr(92) + chr(34))}"' for finding in findings]
+    return [format_warning(finding) for finding in findings]

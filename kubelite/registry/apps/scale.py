@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubelite.apimachinery import errors
+from kubelite.apimachinery import errors, gofmt
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.apps.workloads import scale_selector
 from kubelite.registry.options import WriteParams
@@ -25,6 +25,28 @@ def to_scale(obj: Obj) -> Obj:
     }
 
 
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def _decoded_replicas(value: Any) -> int:
+    """spec.replicas as decoding into autoscaling/v1 ScaleSpec (an int32 with omitempty) leaves it: absent or
+    null is 0, which scales to zero; a value the int32 cannot hold is the decoder's 400."""
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # 2.0 from YAML or a patch result: encoding/json writes it as 2
+    if isinstance(value, int) and not isinstance(value, bool) and _INT32[0] <= value <= _INT32[1]:
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        what = f"number {value}"
+    else:
+        what = gofmt.json_type(value)
+    raise errors.bad_request(
+        'Scale in version "v1" cannot be handled as a Scale: '
+        f"json: cannot unmarshal {what} into Go struct field ScaleSpec.spec.replicas of type int32"
+    )
+
+
 async def update_scale(store: Store, namespace: str, name: str, change: UpdateFunc, params: WriteParams) -> Obj:
     """Apply `change` to the current Scale, then write its replicas (and resourceVersion) into the workload."""
 
@@ -32,8 +54,14 @@ async def update_scale(store: Store, namespace: str, name: str, change: UpdateFu
         if current is None:
             raise errors.not_found(store.spec.group_resource, name)
         scale = await change(to_scale(current))
-        replicas: Any = (scale.get("spec") or {}).get("replicas")
-        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        spec = scale.get("spec")
+        if spec is not None and not isinstance(spec, dict):
+            raise errors.bad_request(
+                'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal '
+                f"{gofmt.json_type(spec)} into Go struct field Scale.spec of type v1.ScaleSpec"
+            )
+        replicas = _decoded_replicas((spec or {}).get("replicas"))
+        if replicas < 0:
             raise errors.invalid(
                 "autoscaling",
                 "Scale",
