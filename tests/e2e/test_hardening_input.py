@@ -681,3 +681,28 @@ def test_warnings_for_many_long_unknown_fields_stay_within_kube_budget(server: K
     assert 0 < len(warnings) <= 16
     assert all(len(line) < 300 for line in warnings)
     assert len(head) < 8 * 1024
+
+
+# -- computed kinds are decoded as typed as stored ones (found by `make fuzz`) ------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/bindings", "/pods/web/binding"], ids=["bindings", "pods-binding"])
+def test_a_binding_of_the_wrong_shape_is_a_bad_request(server: KubeliteProcess, ns: str, path: str) -> None:
+    result = server.http("POST", f"/api/v1/namespaces/{ns}{path}", {"kind": "Binding", "target": [{"a": ""}]})
+    assert result.status == 400
+    assert result.json() == bad_request(
+        'Binding in version "v1" cannot be handled as a Binding: json: cannot unmarshal array into Go struct '
+        "field Binding.target of type v1.ObjectReference"
+    )
+
+
+def test_a_review_of_the_wrong_shape_is_a_bad_request(server: KubeliteProcess, ns: str) -> None:
+    review = {"spec": {"user": "x", "resourceAttributes": 12}}
+    path = f"/apis/authorization.k8s.io/v1/namespaces/{ns}/localsubjectaccessreviews"
+    result = server.http("POST", path, review)
+    assert result.status == 400
+    assert result.json() == bad_request(
+        'LocalSubjectAccessReview in version "v1" cannot be handled as a LocalSubjectAccessReview: json: cannot '
+        "unmarshal number into Go struct field SubjectAccessReviewSpec.spec.resourceAttributes of type "
+        "v1.ResourceAttributes"
+    )

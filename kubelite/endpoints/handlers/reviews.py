@@ -10,11 +10,11 @@ from typing import Any
 
 from aiohttp import web
 
-from kubelite.apimachinery import errors
+from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.meta import Obj
 from kubelite.auth.authz.interface import AuthorizationAttributes, Authorizer
 from kubelite.auth.user import UserInfo
-from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_context import user_from
@@ -82,7 +82,12 @@ def _attributes(user: UserInfo | None, spec: dict[str, Any], namespace: str) -> 
 def make_review_handler(authorizer: Authorizer):
     async def review(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
         negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
-        body = await params.read_object(request, kind=scope.spec.kind, version=scope.spec.version)
+        body, raw, media_type = await params.read_object_and_body(
+            request, kind=scope.spec.kind, version=scope.spec.version
+        )
+        warnings = field_validation.check(
+            scope.spec, body, raw, request.query.get("fieldValidation"), media_type == serializers.JSON
+        )
         kind = scope.spec.kind
         if body.get("kind") not in (None, kind):
             raise errors.bad_request(
@@ -127,6 +132,6 @@ def make_review_handler(authorizer: Authorizer):
             if decision.reason:
                 status["reason"] = decision.reason
             out["status"] = status
-        return write_object(out, negotiated, status=201)
+        return write_object(out, negotiated, status=201, warnings=warnings)
 
     return review

@@ -8,14 +8,18 @@ from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.apimachinery.patch.merge import apply_merge_patch
 from kubelite.apimachinery.patch.strategic import apply_strategic_merge_patch
-from kubelite.endpoints.handlers import params
+from kubelite.endpoints.handlers import field_validation, params
 from kubelite.endpoints.handlers.negotiation import negotiate, write_object
 from kubelite.endpoints.handlers.patch import apply_limited_json_patch, check_result_size
 from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.apps.scale import to_scale, update_scale
+from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.core.pods import PodBindingStrategy
+
+#: the resource a Binding body is decoded as, whichever path it is posted to
+BINDING = next(spec for spec in BUILTIN_RESOURCES if (spec.group, spec.resource) == ("", "bindings"))
 
 
 async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
@@ -62,7 +66,11 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         raise errors.method_not_allowed()
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
     write = params.write_params(request)
-    body = await params.read_object(request, kind="Binding", version="v1")  # also on pods/binding
+    body, raw, media_type = await params.read_object_and_body(request, kind="Binding", version="v1")
+    # typed as kube decodes a Binding, also on pods/binding (whose scope is the pods')
+    warnings = field_validation.check(
+        BINDING, body, raw, request.query.get("fieldValidation"), media_type == serializers.JSON
+    )
     meta = body.get("metadata") or {}
     name = info.name if info.subresource else str(meta.get("name") or "")
     if info.subresource and meta.get("name") and meta["name"] != info.name:
@@ -93,7 +101,10 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
     pods = scope.store
     await pods.update(info.namespace, name, bind, write, allow_create=False, strategy=PodBindingStrategy(pods.spec))
     return write_object(
-        {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}, negotiated, status=201
+        {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},
+        negotiated,
+        status=201,
+        warnings=warnings,
     )
 
 
