@@ -111,3 +111,15 @@ def test_the_caches_of_a_server_share_one_budget() -> None:
     third.encode(pod("e"))
     assert (len(first), len(second), len(third), budget.used) == (1, 1, 1, 3 * size)
     assert first.bytes + second.bytes + third.bytes == budget.used
+
+
+def test_a_cache_that_filled_the_budget_first_does_not_starve_a_later_one() -> None:
+    size = len(EncodedItems(1 << 20, group_version="v1").encode(pod("x000")))  # every name here is as long
+    budget = EncodingBudget(40 * size)
+    pods, configmaps = EncodedItems(budget, group_version="v1"), EncodedItems(budget, group_version="v1")
+    for i in range(100):
+        pods.encode(pod(f"p{i:03d}"))
+    for i in range(10):
+        configmaps.encode(pod(f"c{i:03d}"))
+    # the later cache keeps what it encoded, taken from the one over its share
+    assert (len(pods), len(configmaps), budget.used) == (30, 10, 40 * size)

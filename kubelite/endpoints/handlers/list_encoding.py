@@ -50,11 +50,13 @@ class EncodingBudget:
         self._caches.append(cache)
 
     def reclaim(self, inserting: EncodedItems) -> None:
-        """Bring `used` within the budget: the inserting cache's own older items go first, then those of the
-        largest other caches, and the item just inserted last (when it alone is over the budget)."""
-        inserting.evict_over_budget(keep=1)
-        if self.used <= self.max_bytes:
-            return
+        """Bring `used` within the budget: the inserting cache's own older items go first when it holds more than
+        its share, then those of the largest other caches, and the item just inserted last (when it alone is over
+        the budget). The share keeps a cache that fills the budget first from starving every later one."""
+        if inserting.bytes * len(self._caches) > self.max_bytes:
+            inserting.evict_over_budget(keep=1)
+            if self.used <= self.max_bytes:
+                return
         for cache in sorted(self._caches, key=lambda c: c.bytes, reverse=True):
             if cache is not inserting:
                 cache.evict_over_budget()
