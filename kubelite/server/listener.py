@@ -47,10 +47,14 @@ def listen_backlog() -> int:
 def listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(listen_backlog())
-    sock.setblocking(False)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(listen_backlog())
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()  # an address in use, say: the caller reports it, and no descriptor is left behind
+        raise
     return sock
 
 

@@ -47,21 +47,25 @@ class ShutdownSignals:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.received: int | None = None
         self._previous: dict[int, Any] = {}
+        #: ends the process if the shutdown the first signal started does not finish in time
+        self._watchdog: threading.Timer | None = None
 
     def install(self) -> None:
         for sig in SIGNALS:
             self._previous[sig] = signal.signal(sig, self._handle)
 
     def uninstall(self) -> None:
+        """The caller's handlers back; a shutdown that finished needs no watchdog (a caller of `main` goes on)."""
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
         self._previous.clear()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
 
     def serving(self, loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
         """From now on a signal calls `stop` in `loop` instead of interrupting what runs."""
         self._loop, self._on_signal = loop, stop
-        if self.received is not None:  # arrived between the end of start-up and this call
-            loop.call_soon(stop)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.received is not None:
@@ -70,11 +74,12 @@ class ShutdownSignals:
         self.received = signum
         log.info("%s received: shutting down", signal.Signals(signum).name)
         starting = self._loop is None or self._on_signal is None
-        watchdog = threading.Timer(STARTUP_GRACE if starting else FORCE_AFTER, _exit_now, (0 if starting else 1,))
-        watchdog.daemon = True
-        watchdog.start()
-        if self._loop is None or self._on_signal is None:
+        self._watchdog = threading.Timer(STARTUP_GRACE if starting else FORCE_AFTER, _exit_now, (0 if starting else 1,))
+        self._watchdog.daemon = True
+        self._watchdog.start()
+        if starting:
             raise ShutdownRequested(signum)
+        assert self._loop is not None and self._on_signal is not None
         self._loop.call_soon_threadsafe(self._on_signal)
 
 

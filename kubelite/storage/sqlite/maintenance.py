@@ -24,6 +24,7 @@ import datetime as dt
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,14 +79,18 @@ def restore(data_dir: Path, backup_file: Path) -> tuple[Copied, list[Path]]:
     if not report.ok:
         raise MaintenanceError(f"the backup {backup_file} is damaged, not restoring it: {report.summary()}")
     data_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    kept: list[Path] = []
     with datadir.DataDirLock(data_dir) as lock:
         lock.acquire("restoring")
         db = schema.db_path(data_dir)
         previous = _revision_of(db)
-        kept = _move_aside(db)
         source = sqlite3.connect(integrity.read_only_uri(backup_file), uri=True)
         try:
-            copied = _copy(source, db, what=f"the backup {backup_file}")
+            # the old store is moved aside only once its replacement is checked and on disk beside it, so a copy
+            # that fails leaves the data dir as it was
+            copied = _copy(
+                source, db, what=f"the backup {backup_file}", before_replace=lambda: kept.extend(_move_aside(db))
+            )
         finally:
             source.close()
         if previous is not None and previous > copied.revision:
@@ -124,8 +129,11 @@ def _existing_store(data_dir: Path) -> Path:
     return db
 
 
-def _copy(source: sqlite3.Connection, target: Path, *, what: str) -> Copied:
-    """Copy `source` into a new private file renamed to `target` once checked and on disk."""
+def _copy(
+    source: sqlite3.Connection, target: Path, *, what: str, before_replace: Callable[[], None] | None = None
+) -> Copied:
+    """Copy `source` into a new private file renamed to `target` once checked and on disk; `before_replace`
+    runs just before that rename."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
@@ -145,6 +153,8 @@ def _copy(source: sqlite3.Connection, target: Path, *, what: str) -> Copied:
         if not report.ok:
             raise MaintenanceError(f"the copy of {what} fails the integrity check: {report.summary()}")
         _fsync(tmp)
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, target)
         _fsync(target.parent)
     except BaseException:
