@@ -282,13 +282,8 @@ class Store(DescribedBySpec):
         async def try_update(current: Obj | None) -> Obj:
             nonlocal created, result
             if current is None:
-                if preconditions is not None and preconditions.uid:
-                    # kube's storage checks preconditions before the update function, on the empty object
-                    # it starts from when the key is missing: a Conflict, even where creating is not allowed
-                    raise storage_errors.Conflict(
-                        f"Precondition failed: UID in precondition: {preconditions.uid}, UID in object meta: ",
-                        key=key,
-                    )
+                # storage has checked the preconditions on the empty object it starts from (kube's): a body uid
+                # is a Conflict there, before this, even where creating is not allowed
                 if not may_create:
                     raise errors.not_found(self.spec.group_resource, name)
                 new = await update(None)

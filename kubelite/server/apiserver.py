@@ -46,7 +46,6 @@ from kubelite.server.listener import ListenerSite, listen
 from kubelite.server.nonresource import DiscoveryHandlers, OpenAPIHandlers
 from kubelite.storage.cacher.bookmarks import send_bookmarks_every
 from kubelite.storage.sqlite import SQLiteStorage
-from kubelite.util.clock import RealClock
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +136,7 @@ class APIServer:
 
     async def _bookmark_loop(self) -> None:
         assert self.registry is not None
-        await send_bookmarks_every(self.config.watch_bookmark_interval, self.registry.cachers, RealClock())
+        await send_bookmarks_every(self.config.watch_bookmark_interval, self.registry.cachers, self.registry.clock)
 
     def _director(self, registry: Registry) -> Director:
         namespaces = registry.store("", "namespaces")

@@ -139,7 +139,6 @@ class Cacher:
 
     async def _run(self) -> None:
         while True:
-            started = self.clock.monotonic()
             try:
                 await self._list_and_watch()
             except Exception as exc:  # CancelledError (shutdown) is a BaseException and ends the loop
@@ -149,8 +148,7 @@ class Cacher:
                 log.error("watch cache for %s failed; relisting: %s", self.resource_prefix, exc, exc_info=exc)
                 _release(exc)
                 del exc
-            if self.clock.monotonic() - started > RELIST_BACKOFF_RESET:
-                self.backoff.reset()  # it had been healthy a while: this failure is a new episode
+            # after RELIST_BACKOFF_RESET healthy seconds the backoff starts over: a failure then is a new episode
             await self.clock.sleep(self.backoff.next())
 
     async def _list_and_watch(self) -> None:

@@ -141,10 +141,10 @@ def selector_view(event: WatchEvent, predicate: Callable[[Obj], bool]) -> WatchE
     """The event as a watch with `predicate` (a label or field selector) sees it, as kube's watchers do:
     an object entering the selector is ADDED, one leaving it is DELETED as it was last seen, and changes
     outside it are not seen at all."""
-    now = predicate(event.obj)
     if event.type is EventType.DELETED:
         last = event.prev or event.obj
         return event if predicate(last) else None
+    now = predicate(event.obj)
     before = event.prev is not None and predicate(event.prev)
     if now and before:
         return event

@@ -35,6 +35,7 @@ from pathlib import Path
 import orjson
 
 from kubelite.storage.errors import CorruptStoreError
+from kubelite.storage.sqlite import schema
 
 #: SQLITE_CORRUPT and SQLITE_NOTADB (primary codes: the low byte of an extended code)
 _DAMAGE_CODES = {11, 26}
@@ -193,7 +194,7 @@ def _run(conn: sqlite3.Connection, report: Report, decode: bool, step: Callable[
                     raise _Stopped
     # on: the rows' check names the objects a damaged `current` page has lost, which the pages' check does not
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version != 1:
+    if version != schema.SCHEMA_VERSION:
         report.add(f"not a kubelite store (schema version {version})")
         return
     step()
