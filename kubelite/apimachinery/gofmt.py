@@ -112,20 +112,25 @@ def quote(text: str) -> str:
     for ch in text:
         if ch == '"' or ch == "\\":
             out.append("\\" + ch)
-        elif ch in _QUOTE_ESCAPES:
-            out.append(_QUOTE_ESCAPES[ch])
         elif ch.isprintable():
             out.append(ch)
         else:
-            code = ord(ch)
-            if code < 0x80:
-                out.append(f"\\x{code:02x}")
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
+            out.append(escape_rune(ch))
     out.append('"')
     return "".join(out)
+
+
+def escape_rune(ch: str) -> str:
+    """How `%q` writes a rune it does not print as itself: `\\n`, `\\x01`, `\\u0085`, `\\U000e0001`."""
+    named = _QUOTE_ESCAPES.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
 
 
 def sharp_v_strings(values: Iterable[str]) -> str:

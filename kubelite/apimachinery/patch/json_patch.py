@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from kubelite.apimachinery.meta import deep_copy
+
 
 class JSONPatchError(ValueError):
     pass
@@ -63,10 +65,6 @@ def _encoded(value: Any) -> tuple[bytes, bool]:
 def _decoded(encoded: bytes, by_orjson: bool) -> Any:
     # orjson would read integers beyond 64 bits as floats: what it did not write, it does not read
     return orjson.loads(encoded) if by_orjson else json.loads(encoded)
-
-
-def deep_copy(value: Any) -> Any:
-    return _decoded(*_encoded(value)) if isinstance(value, dict | list) else value
 
 
 def _tokens(pointer: str) -> list[str]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from kubelite.apimachinery import gofmt
+
 #: kube's warning recorder: runes of warning text written in full, then the length each is cut to
 TOTAL_RUNES = 4 * 1024
 ITEM_RUNES = 256
@@ -19,14 +21,10 @@ _HEADER = re.compile(r'(\d{3}) (\S+) "(.*)"', re.DOTALL)
 _QUOTED = re.compile(r'\\(["\\])')
 #: C0 controls, DEL and C1 controls (Go's unicode.IsControl)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_NAMED_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
 def _escape_control(match: re.Match[str]) -> str:
-    char = match.group()
-    if char in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[char]
-    return f"\\x{ord(char):02x}" if ord(char) < 0x80 else f"\\u{ord(char):04x}"
+    return gofmt.escape_rune(match.group())
 
 
 def format_warning(text: str, agent: str = "-") -> str:
