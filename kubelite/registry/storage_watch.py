@@ -16,7 +16,6 @@ from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
 from kubelite.registry.storage_errors import interpret_watch_error
 from kubelite.storage import errors as storage_errors
-from kubelite.storage.cacher.watcher import selector_view
 from kubelite.storage.interface import (
     EventType,
     ListOptions,
@@ -26,6 +25,7 @@ from kubelite.storage.interface import (
     WatchEvent,
     WatchRequest,
 )
+from kubelite.storage.selection import selector_view
 
 
 class StorageWatch:
