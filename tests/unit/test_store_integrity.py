@@ -93,6 +93,26 @@ def store(tmp_path: Path) -> Path:
 
 
 # -- what the reader raises ---------------------------------------------------------------------------------
+def test_a_value_that_is_json_but_no_object_is_a_corrupt_object_in_a_list(store: Path) -> None:
+    value = sql(store, "SELECT l.value FROM current c JOIN log l ON l.rev = c.rev WHERE c.key = ?", key("cm-003"))[0][0]
+    assert isinstance(value, bytes)
+    raw = db(store).read_bytes()
+    at = raw.find(value)
+    overwrite(db(store), at, b"[1]" + b" " * (len(value) - 3))  # the same length, so the page stays well formed
+
+    async def main() -> None:
+        storage = await SQLiteStorage.open(store)
+        try:
+            with pytest.raises(CorruptObjectError) as listed:
+                await storage.get_list(PREFIX, ListOptions())
+            assert listed.value.key == key("cm-003")
+            assert "the stored value is a JSON list, not an object" in str(listed.value)
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+
+
 
 
 def test_a_value_that_does_not_decode_is_a_corrupt_object_on_get_and_list(store: Path) -> None:

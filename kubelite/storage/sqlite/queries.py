@@ -105,6 +105,8 @@ def list_objects(conn: sqlite3.Connection, q: ListQuery) -> ListResult:
                 try:
                     obj = orjson.loads(value)
                 except (orjson.JSONDecodeError, TypeError):  # TypeError: NULL, see _VALUE
+                    obj = None
+                if type(obj) is not dict:  # undecodable, missing, or JSON that is not an object
                     try:
                         obj = decode(key, value)  # raises, saying which
                     except CorruptObjectError as exc:
