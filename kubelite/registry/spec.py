@@ -41,6 +41,8 @@ class ResourceSpec:
     name_rule: NameRule = "subdomain"
     #: a Warning kube sends with every request to this resource (e.g. for v1 Endpoints since 1.33)
     warning: str = ""
+    #: a custom resource (served from a CRD): schema-driven, JSON and YAML only, no strategic merge patch
+    custom: bool = False
 
     @property
     def api_version(self) -> str:

@@ -20,7 +20,29 @@ ALLOWED: dict[str, set[str]] = {
     "controllers": {"apimachinery", "util", "storage", "registry", "client"},
     "client": {"apimachinery", "util"},
     "endpoints": {"apimachinery", "util", "storage", "auth", "registry", "admission"},
-    "server": {"apimachinery", "util", "storage", "auth", "registry", "admission", "controllers", "endpoints"},
+    "apiextensions": {
+        "apimachinery",
+        "util",
+        "storage",
+        "auth",
+        "registry",
+        "admission",
+        "controllers",
+        "client",
+        "endpoints",
+    },
+    "server": {
+        "apimachinery",
+        "util",
+        "storage",
+        "auth",
+        "registry",
+        "admission",
+        "controllers",
+        "client",
+        "endpoints",
+        "apiextensions",
+    },
 }
 
 
