@@ -173,6 +173,10 @@ class ResourceRoutes:
         self.installed[(spec.group, spec.version, spec.resource)] = installed
         return installed
 
+    def uninstall(self, group: str, version: str, resource: str) -> bool:
+        """Stop serving a resource (a custom resource's version no longer served); False when not installed."""
+        return self.installed.pop((group, version, resource), None) is not None
+
     def api_resources(self) -> list[APIResource]:
         """What discovery lists, in installation order."""
         return [installed.api_resource for installed in self.installed.values()]

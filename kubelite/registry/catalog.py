@@ -314,6 +314,7 @@ GROUP_ORDER: tuple[str, ...] = (
     "policy",
     "rbac.authorization.k8s.io",
     "storage.k8s.io",
+    "apiextensions.k8s.io",
     "scheduling.k8s.io",
     "coordination.k8s.io",
     "discovery.k8s.io",

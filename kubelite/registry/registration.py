@@ -129,6 +129,7 @@ class Registry:
         #: the storage of each resource's registry-served subresources (kube's "pods/status" entries)
         self.subresources: dict[tuple[str, str], dict[str, Any]] = {}
         self.cachers: list[Cacher] = []
+        self._cachers_of: dict[tuple[str, str], list[Cacher]] = {}
 
     def store(self, group: str, resource: str) -> Any:
         return self.stores[(group, resource)]
@@ -162,4 +163,27 @@ class Registry:
         key = (spec.group, spec.resource)
         self.stores[key] = built.main
         self.subresources[key] = dict(built.subresources)
+        self._cachers_of[key] = list(ctx.cachers)
         return built
+
+    def replace_storage(self, group: str, resource: str, built: ResourceStorage) -> None:
+        """Hold new storage objects for a registered resource over the same watch caches (a CRD that changed
+        rebuilds its Stores, not its caches)."""
+        key = (group, resource)
+        if key not in self.stores:
+            raise ValueError(f"{resource}.{group or 'core'} is not registered")
+        self.stores[key] = built.main
+        self.subresources[key] = dict(built.subresources)
+
+    async def unregister(self, group: str, resource: str) -> bool:
+        """Forget a resource's storage and close its watch caches (a CRD that is gone); False when the resource
+        was not registered. Its stored objects stay in storage."""
+        key = (group, resource)
+        if key not in self.stores:
+            return False
+        del self.stores[key]
+        self.subresources.pop(key, None)
+        for cacher in self._cachers_of.pop(key, []):
+            self.cachers.remove(cacher)
+            await cacher.close()
+        return True

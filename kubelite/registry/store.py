@@ -250,7 +250,10 @@ class Store(DescribedBySpec):
             meta.pop("generation", None)
         self.strategy.prepare_for_create(obj)
         field_errors = validate_object_meta(
-            meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule
+            meta,
+            namespaced=self.spec.namespaced,
+            name_rule=self.spec.name_rule,
+            kube_finalizers=self.strategy.kube_finalizers,
         ) + self.strategy.validate(obj)
         self._raise_invalid(obj, field_errors)
         self.strategy.canonicalize(obj)
@@ -369,8 +372,13 @@ class Store(DescribedBySpec):
                     ],
                 )
         field_errors = (
-            validate_object_meta_update(new_meta, old_meta)
-            + validate_object_meta(new_meta, namespaced=self.spec.namespaced, name_rule=self.spec.name_rule)
+            validate_object_meta_update(new_meta, old_meta, kube_finalizers=self.strategy.kube_finalizers)
+            + validate_object_meta(
+                new_meta,
+                namespaced=self.spec.namespaced,
+                name_rule=self.spec.name_rule,
+                kube_finalizers=self.strategy.kube_finalizers,
+            )
             + strategy.validate_update(new, old)
         )
         self._raise_invalid(new, field_errors)

@@ -38,6 +38,9 @@ class Strategy:
     #: kinds stored by the many, whose nested fields nothing in the server reads from the cache but their
     #: Table printer, which must decode what it reads (`to_table` hands it `cached.expanded(obj)`)
     compact_in_cache: bool = False
+    #: unqualified finalizers must be kube's standard names (core types' rule); CRDs and custom resources,
+    #: validated by apimachinery's generic ObjectMeta rules, only need qualified names
+    kube_finalizers: bool = True
 
     def __init__(self, spec: ResourceSpec) -> None:
         self.spec = spec

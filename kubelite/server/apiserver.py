@@ -19,6 +19,7 @@ from kubelite.admission import AdmissionChain
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
+from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
@@ -27,7 +28,7 @@ from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
 from kubelite.controllers.informers import RegistryInformerFactory
-from kubelite.controllers.manager import run_controllers
+from kubelite.controllers.manager import build_controllers, run_controllers
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
@@ -65,6 +66,7 @@ class APIServer:
         self.config = config
         self.storage: SQLiteStorage | None = None
         self.registry: Registry | None = None
+        self.extensions: APIExtensionServer
         self.running = RunningServer()
         self._tasks: set[asyncio.Task[None]] = set()
         self._ready = False
@@ -85,6 +87,8 @@ class APIServer:
         try:
             options = RegistryOptions(service_cluster_ip_range=cfg.service_cluster_ip_range)
             self.registry = registry = await build_registry(self.storage, options=options)
+            self.extensions = APIExtensionServer(registry)
+            await self.extensions.register()
         finally:
             gc.freeze()
             gc.enable()
@@ -111,6 +115,8 @@ class APIServer:
 
         self._advertised = f"{advertise}:{secure_port or 6443}"  # what /api tells clients to dial
         director = self._director(registry)
+        # custom resources of stored CRDs are served from the first request, as the built-in ones
+        await self.extensions.serve_stored()
         if insecure_sock is not None:
             server = self._web_server(director, chain.authenticate_insecure)
             self.running.insecure_port = await self._serve(server, insecure_sock, None)
@@ -127,7 +133,9 @@ class APIServer:
         # informers' first sync (every pod, with 100,000 stored) would otherwise hold start-up up by seconds.
         # One informer per resource, shared by every controller (kube-controller-manager's informer factory).
         informers = RegistryInformerFactory(registry)
-        controllers = run_controllers(registry, informers, root_ca=pki.ca_cert.read_text())
+        loops = build_controllers(registry, informers, root_ca=pki.ca_cert.read_text())
+        loops += self.extensions.controllers(informers)
+        controllers = run_controllers(registry, informers, root_ca=pki.ca_cert.read_text(), loops=loops)
         self._tasks.add(asyncio.create_task(controllers, name="controllers"))
         # build the OpenAPI documents off the request path, so the first kubectl apply does not wait for them
         self._tasks.add(asyncio.create_task(asyncio.to_thread(self.openapi.warm)))
@@ -171,6 +179,7 @@ class APIServer:
             else:
                 handler = HandlerStorage(spec, ("POST",), computed.get(key) or review)
                 routes.install(spec, handler, {}, options, scope_store=registry.store("", "pods"))
+        self.extensions.install(routes, options)
         address = self._advertised
         discovery = DiscoveryHandlers(Discovery(routes.api_resources, GROUP_ORDER, address))
         self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)

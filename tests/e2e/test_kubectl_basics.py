@@ -66,6 +66,10 @@ def test_api_resources_header(server: KubeliteProcess) -> None:
         ),
         pytest.param(["priorityclasses", "pc", "scheduling.k8s.io/v1", "false", "PriorityClass"], id="pc"),
         pytest.param(["storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"], id="sc"),
+        pytest.param(
+            ["customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"],
+            id="crds",
+        ),
     ],
 )
 def test_api_resources_rows(server: KubeliteProcess, row: list[str]) -> None:
@@ -75,6 +79,7 @@ def test_api_resources_rows(server: KubeliteProcess, row: list[str]) -> None:
 
 def test_api_versions(server: KubeliteProcess) -> None:
     assert server.kubectl("api-versions").stdout.splitlines() == [
+        "apiextensions.k8s.io/v1",
         "apps/v1",
         "authentication.k8s.io/v1",
         "authorization.k8s.io/v1",

@@ -418,7 +418,8 @@ def refuse_unfit_integers(spec: ResourceSpec, obj: Any) -> None:
     mistakes its typed conversion reports; integral floats in integer fields become integers. Unknown
     fields are left alone."""
     model = registry().model(spec.group, spec.version, spec.kind)
-    if model is None or not _has_float_or_wide_int(obj):
+    # a custom resource has no Go types to decode into: its schema's validation reports mistyped values
+    if model is None or spec.custom or not _has_float_or_wide_int(obj):
         return
     found: list[_Mistyped] = []
     _walk(obj, _shape(model), "", None, found, spec.kind, None)
@@ -444,7 +445,7 @@ def check(
     members = [0]
     text = body if is_json else numbers
     number_text = _NumberText(text) if text is not None else None
-    pruned = _prune(spec, obj, mistyped, members, number_text)
+    pruned = _prune(spec, obj, None if spec.custom else mistyped, members, number_text)
     why = mistyped[0].message(number_text) if mistyped else ""
     findings = [f"unknown field {gofmt.quote(path)}" for path in pruned]
     if mistyped:

@@ -31,6 +31,7 @@ from kubelite.endpoints.request_info import RequestInfo
 from kubelite.registry.spec import ResourceSpec
 
 _SUPPORTED = (serializers.JSON_PATCH, serializers.MERGE_PATCH, serializers.STRATEGIC_MERGE_PATCH)
+_CUSTOM_SUPPORTED = (serializers.JSON_PATCH, serializers.MERGE_PATCH)
 
 #: kube's limit on the operations of one JSON patch
 MAX_JSON_PATCH_OPERATIONS = 10_000
@@ -103,12 +104,14 @@ async def patch(request: web.Request, scope: RequestScope, info: RequestInfo) ->
     content_type = serializers.content_type_of(request.headers.get("Content-Type"))
     if content_type == serializers.APPLY_PATCH:
         return await server_side_apply(request, scope, info)
-    if content_type not in _SUPPORTED:
+    # custom resources have no Go types to carry patch strategies: kube's CR handler offers no strategic merge
+    supported = _CUSTOM_SUPPORTED if scope.spec.custom and info.subresource != "scale" else _SUPPORTED
+    if content_type not in supported:
         raise errors.StatusError(
             415,
             "UnsupportedMediaType",
             "the body of the request was in an unknown format - accepted media types include: "
-            + ", ".join((*_SUPPORTED, serializers.APPLY_PATCH)),
+            + ", ".join((*supported, serializers.APPLY_PATCH)),
         )
     if "force" in request.query:
         raise errors.invalid(

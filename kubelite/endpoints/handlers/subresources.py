@@ -14,7 +14,7 @@ from kubelite.endpoints.handlers.patch import apply_limited_json_patch, check_re
 from kubelite.endpoints.handlers.patch_schema import default_lookup, schema_for
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.request_info import RequestInfo
-from kubelite.registry.apps.scale import to_scale, update_scale
+from kubelite.registry.apps.scale import WORKLOAD_SCALE, ScalePaths, to_scale, update_scale
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.core.pods import PodBindingStrategy
 
@@ -24,8 +24,10 @@ BINDING = next(spec for spec in BUILTIN_RESOURCES if (spec.group, spec.resource)
 
 async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
     negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
+    # a custom resource's store says where its CRD keeps the replicas; the built-in workloads keep spec.replicas
+    paths: ScalePaths = getattr(scope.store, "scale_paths", None) or WORKLOAD_SCALE
     if info.verb == "get":
-        return write_object(to_scale(await scope.store.get(info.namespace, info.name)), negotiated)
+        return write_object(to_scale(await scope.store.get(info.namespace, info.name), paths), negotiated)
     write = params.write_params(request)
     if info.verb == "update":
         body = await params.read_object(request, kind="Scale", version="v1")  # autoscaling/v1, whatever the parent
@@ -35,7 +37,9 @@ async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         async def replace(current: Obj | None) -> Obj:
             return deep_copy(body)
 
-        return write_object(await update_scale(scope.store, info.namespace, info.name, replace, write), negotiated)
+        return write_object(
+            await update_scale(scope.store, info.namespace, info.name, replace, write, paths), negotiated
+        )
     if info.verb == "patch":
         content_type = serializers.content_type_of(request.headers.get("Content-Type"))
         patch_body = serializers.decode_body(await params.read_body(request), content_type)
@@ -56,7 +60,9 @@ async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) ->
                 return check_result_size(apply_merge_patch(current, patch_body))
             raise errors.unsupported_media_type(content_type)
 
-        return write_object(await update_scale(scope.store, info.namespace, info.name, patched, write), negotiated)
+        return write_object(
+            await update_scale(scope.store, info.namespace, info.name, patched, write, paths), negotiated
+        )
     raise errors.method_not_allowed()
 
 

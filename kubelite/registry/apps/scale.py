@@ -1,7 +1,10 @@
-"""The scale subresource (autoscaling/v1 Scale) over any workload with spec.replicas."""
+"""The scale subresource (autoscaling/v1 Scale) over any workload with a replica count: the built-in workloads'
+spec.replicas, or the paths a custom resource's CRD names (`subresources.scale`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from kubelite.apimachinery import errors, gofmt
@@ -12,16 +15,48 @@ from kubelite.registry.rest import UpdateFunc
 from kubelite.registry.store import Store
 
 
-def to_scale(obj: Obj) -> Obj:
+@dataclass(frozen=True, slots=True)
+class ScalePaths:
+    """Where a kind keeps what its Scale shows: the desired and current replicas and the selector text."""
+
+    spec_replicas: tuple[str, ...] = ("spec", "replicas")
+    status_replicas: tuple[str, ...] = ("status", "replicas")
+    #: the selector as Scale.status.selector shows it; None: the kind's has none
+    selector: Callable[[Obj], str] | None = scale_selector
+
+
+#: the built-in workloads' (deployments, replica sets, stateful sets, replication controllers)
+WORKLOAD_SCALE = ScalePaths()
+
+
+def _read(obj: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _replicas(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return int(value)
+
+
+def to_scale(obj: Obj, paths: ScalePaths = WORKLOAD_SCALE) -> Obj:
     meta = obj["metadata"]
+    status: dict[str, Any] = {"replicas": _replicas(_read(obj, paths.status_replicas))}
+    selector = paths.selector(obj) if paths.selector is not None else ""
+    if selector:  # omitted when empty, as Go's omitempty writes Scale.status.selector
+        status["selector"] = selector
     return {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": {
             k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta
         },
-        "spec": {"replicas": int((obj.get("spec") or {}).get("replicas") or 0)},
-        "status": {"replicas": int((obj.get("status") or {}).get("replicas") or 0), "selector": scale_selector(obj)},
+        "spec": {"replicas": _replicas(_read(obj, paths.spec_replicas))},
+        "status": status,
     }
 
 
@@ -47,13 +82,20 @@ def _decoded_replicas(value: Any) -> int:
     )
 
 
-async def update_scale(store: Store, namespace: str, name: str, change: UpdateFunc, params: WriteParams) -> Obj:
+async def update_scale(
+    store: Store,
+    namespace: str,
+    name: str,
+    change: UpdateFunc,
+    params: WriteParams,
+    paths: ScalePaths = WORKLOAD_SCALE,
+) -> Obj:
     """Apply `change` to the current Scale, then write its replicas (and resourceVersion) into the workload."""
 
     async def update(current: Obj | None) -> Obj:
         if current is None:
             raise errors.not_found(store.spec.group_resource, name)
-        scale = await change(to_scale(current))
+        scale = await change(to_scale(current, paths))
         spec = scale.get("spec")
         if spec is not None and not isinstance(spec, dict):
             raise errors.bad_request(
@@ -75,10 +117,16 @@ async def update_scale(store: Store, namespace: str, name: str, change: UpdateFu
                 ],
             )
         rv = (scale.get("metadata") or {}).get("resourceVersion")
-        current.setdefault("spec", {})["replicas"] = replicas
+        target = current
+        for key in paths.spec_replicas[:-1]:
+            child = target.get(key)
+            if not isinstance(child, dict):
+                child = target[key] = {}
+            target = child
+        target[paths.spec_replicas[-1]] = replicas
         if rv:
             current["metadata"]["resourceVersion"] = rv
         return current
 
     result, _ = await store.update(namespace, name, update, params, allow_create=False)
-    return to_scale(result)
+    return to_scale(result, paths)

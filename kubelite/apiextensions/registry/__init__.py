@@ -1,0 +1,1 @@
+"""The APIExtensionServer's storage: the CustomResourceDefinition resource, and the custom resources' Store."""

@@ -1,0 +1,77 @@
+"""The APIExtensionServer's assembly: the CRD resource, the serving of custom resources, and its controllers
+(kube's apiextensions-apiserver `New`, delegated to by the KubeAPIServer for the paths it does not serve).
+
+The server registers the CRD resource with the rest of the registry, installs its routes with the built-in
+ones, then serves every stored, established CRD before the ports open (`serve_stored`), so a restart serves
+custom resources from its first request. Afterwards its controllers follow the CRDs.
+"""
+
+from __future__ import annotations
+
+from kubelite.apiextensions import names
+from kubelite.apiextensions.controllers.finalizer import FinalizerController
+from kubelite.apiextensions.controllers.naming import NamingController
+from kubelite.apiextensions.controllers.serving import ServingController
+from kubelite.apiextensions.registry import customresourcedefinitions as crds
+from kubelite.apiextensions.rules import version_rules
+from kubelite.apiextensions.serving import CustomResourceServing, NoneConverter, OpenAPISink
+from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.schema.registry import SchemaRegistry
+from kubelite.apimachinery.schema.registry import registry as schema_registry
+from kubelite.client.clock import Clock
+from kubelite.controllers.informers import RegistryInformerFactory
+from kubelite.controllers.manager import ControlLoop
+from kubelite.endpoints.installer import ResourceRoutes, ScopeOptions
+from kubelite.registry.options import ListParams
+from kubelite.registry.registration import Registry
+from kubelite.registry.tables.base import TableSpec
+
+
+def _table(crd: Obj, version: str) -> TableSpec | None:
+    return None
+
+
+class APIExtensionServer:
+    def __init__(self, registry: Registry, *, schemas: SchemaRegistry | None = None) -> None:
+        self.registry = registry
+        self.schemas = schemas or schema_registry()
+        self.serving: CustomResourceServing | None = None
+
+    async def register(self) -> None:
+        """Register the CRD resource's storage (before the routes are installed)."""
+        await self.registry.register(crds.SPEC, crds.registration())
+
+    def install(self, routes: ResourceRoutes, options: ScopeOptions, openapi: OpenAPISink | None = None) -> None:
+        """Install the CRD resource's routes, and take the routes custom resources will be installed in."""
+        key = (crds.SPEC.group, crds.SPEC.resource)
+        routes.install(crds.SPEC, self.registry.stores[key], self.registry.subresources[key], options)
+        self.serving = CustomResourceServing(
+            self.registry,
+            routes,
+            options,
+            self.schemas,
+            rules=version_rules,
+            table=_table,
+            converter=lambda crd: NoneConverter(),
+            openapi=openapi,
+        )
+
+    async def serve_stored(self) -> None:
+        """Serve every established CRD in storage (start-up)."""
+        assert self.serving is not None
+        store = self.registry.store(names.GROUP, "customresourcedefinitions")
+        listed = await store.list("", ListParams())
+        for crd in listed["items"]:
+            await self.serving.sync(crd)
+
+    def controllers(self, informers: RegistryInformerFactory, *, clock: Clock | None = None) -> list[ControlLoop]:
+        assert self.serving is not None
+        return [
+            NamingController(self.registry, informers, clock=clock),
+            ServingController(self.serving, informers, clock=clock),
+            FinalizerController(self.registry, informers, clock=clock),
+        ]
+
+    async def close(self) -> None:
+        if self.serving is not None:
+            await self.serving.close()
