@@ -22,7 +22,7 @@ import pytest
 import uvloop
 from aiohttp import web
 
-from kubelite.apiextensions.conversion import converter_for
+from kubelite.apiextensions.conversion import conversion_settings, converter_for
 from kubelite.apimachinery.errors import StatusError
 from kubelite.auth.certs import PKI, ensure_pki
 
@@ -731,3 +731,47 @@ def test_versions_the_crd_does_not_define_are_refused(strategy: str, pki: PKI) -
         await converter.close()
 
     run(body)
+
+
+def test_converted_object_without_kind(pki: PKI) -> None:
+    async def body() -> None:
+        async with webhook_server(pki) as hook:
+
+            def kindless(review: dict[str, Any]) -> dict[str, Any]:
+                answer = converted_review(review)
+                for obj in answer["response"]["convertedObjects"]:
+                    del obj["kind"]
+                    obj["metadata"] = {"name": obj["metadata"]["name"]}
+                    del obj["spec"]
+                return answer
+
+            hook.answer = answering(kindless)
+            converter = converter_for(crd(url_config(hook, pki)), no_service)
+            # kube passes this one on unwrapped for a single object
+            assert_conversion_failed(
+                await failure(converter, [crontab("a")]),
+                """Object 'Kind' is missing in '{"apiVersion":"stable.example.com/v2","metadata":{"name":"a"}}'""",
+            )
+            assert_conversion_failed(
+                await failure(converter, [crontab("a"), crontab("b")]),
+                "conversion webhook for stable.example.com/v1, Kind=CronTabList returned invalid converted object "
+                "at index 0: Object 'Kind' is missing in "
+                """'{"apiVersion":"stable.example.com/v2","metadata":{"name":"a"}}'""",
+            )
+            await converter.close()
+
+    run(body)
+
+
+def test_conversion_settings_change_with_what_the_converter_is_built_from() -> None:
+    base = crd({"url": "https://127.0.0.1:1/convert"})
+    relabeled = json.loads(json.dumps(base))
+    relabeled["metadata"]["labels"] = {"a": "b"}
+    relabeled["spec"]["versions"][1]["served"] = False
+    assert conversion_settings(relabeled) == conversion_settings(base)
+    moved = json.loads(json.dumps(base))
+    moved["spec"]["conversion"]["webhook"]["clientConfig"]["url"] = "https://127.0.0.1:2/convert"
+    assert conversion_settings(moved) != conversion_settings(base)
+    grown = json.loads(json.dumps(base))
+    grown["spec"]["versions"].append({"name": "v3", "served": True, "storage": False})
+    assert conversion_settings(grown) != conversion_settings(base)

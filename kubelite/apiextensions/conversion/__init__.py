@@ -5,6 +5,11 @@ rewrites the apiVersion alone, strategy `Webhook` posts a ConversionReview to th
 and checks what comes back. A failed conversion raises the `StatusError` kube's handler answers with.
 """
 
-from kubelite.apiextensions.conversion.converter import Converter, ServiceResolver, converter_for
+from kubelite.apiextensions.conversion.converter import (
+    Converter,
+    ServiceResolver,
+    conversion_settings,
+    converter_for,
+)
 
-__all__ = ["Converter", "ServiceResolver", "converter_for"]
+__all__ = ["Converter", "ServiceResolver", "conversion_settings", "converter_for"]

@@ -8,6 +8,7 @@ holds (the webhook's connections).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -89,6 +90,14 @@ class _Unusable:
 
 def _dict(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def conversion_settings(crd: Obj) -> tuple[str, tuple[str, ...], str]:
+    """What a CRD's converter is built from; when it differs between two revisions of the CRD, the converter is
+    rebuilt (and the old one closed)."""
+    spec = _dict(crd.get("spec"))
+    defined = tuple(sorted(str(v.get("name")) for v in names.versions(crd) if v.get("name")))
+    return str(spec.get("group") or ""), defined, json.dumps(spec.get("conversion"), sort_keys=True)
 
 
 def converter_for(
