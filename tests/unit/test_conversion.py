@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import datetime
 import json
 import socket
+import ssl
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -21,10 +23,14 @@ from typing import Any
 import pytest
 import uvloop
 from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from kubelite.apiextensions.conversion import conversion_settings, converter_for
 from kubelite.apimachinery.errors import StatusError
-from kubelite.auth.certs import PKI, ensure_pki
+from kubelite.auth.certs import ADMIN_USER, PKI, ensure_pki
 
 GROUP = "stable.example.com"
 V1 = f"{GROUP}/v1"
@@ -45,8 +51,23 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> PKI:
 
 
 @pytest.fixture(scope="module")
-def other_pki(tmp_path_factory: pytest.TempPathFactory) -> PKI:
-    return ensure_pki(tmp_path_factory.mktemp("other-pki"), hosts=[], ips=[])
+def other_ca() -> bytes:
+    """A CA that signed nothing here, under another name (Go would otherwise hint at the namesake it tried)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "other-ca")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    return cert.public_bytes(serialization.Encoding.PEM)
 
 
 def ca_bundle(pki: PKI) -> str:
@@ -94,7 +115,7 @@ class Webhook:
 
 
 @asynccontextmanager
-async def webhook_server(pki: PKI) -> AsyncIterator[Webhook]:
+async def webhook_server(pki: PKI, *, tls: bool = True, client_certs: bool = False) -> AsyncIterator[Webhook]:
     hook = Webhook(port=0)
 
     async def handle(request: web.Request) -> web.StreamResponse:
@@ -108,7 +129,14 @@ async def webhook_server(pki: PKI) -> AsyncIterator[Webhook]:
     app.router.add_post("/convert", handle)
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=pki.server_ssl_context())
+    server_tls: ssl.SSLContext | None = None
+    if tls:
+        server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_tls.load_cert_chain(pki.apiserver_cert, pki.apiserver_key)
+        if client_certs:
+            server_tls.load_verify_locations(cafile=pki.ca_cert)
+            server_tls.verify_mode = ssl.CERT_REQUIRED
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_tls)
     await site.start()
     hook.port = runner.addresses[0][1]
     try:
@@ -269,7 +297,8 @@ def test_service_reference_dials_the_resolved_address_and_verifies_the_service_n
                 await failure(converter, [crontab("a")]),
                 "conversion webhook for stable.example.com/v1, Kind=CronTab failed: "
                 'Post "https://other.webhooks.svc:443/convert?timeout=30s": tls: failed to verify certificate: '
-                "x509: certificate is not valid for other.webhooks.svc",
+                "x509: certificate is valid for localhost, kubernetes, kubernetes.default, kubernetes.default.svc, "
+                "kubernetes.default.svc.cluster.local, conv.webhooks.svc, not other.webhooks.svc",
             )
             await converter.close()
 
@@ -567,10 +596,11 @@ def test_timeout(pki: PKI) -> None:
     run(body)
 
 
-def test_tls_with_a_wrong_ca(pki: PKI, other_pki: PKI) -> None:
+def test_tls_with_a_wrong_ca(pki: PKI, other_ca: bytes) -> None:
     async def body() -> None:
         async with webhook_server(pki) as hook:
-            converter = converter_for(crd({"url": hook.url, "caBundle": ca_bundle(other_pki)}), no_service)
+            bundle = base64.b64encode(other_ca).decode()
+            converter = converter_for(crd({"url": hook.url, "caBundle": bundle}), no_service)
             assert_conversion_failed(
                 await failure(converter, [crontab("a")]),
                 "conversion webhook for stable.example.com/v1, Kind=CronTab failed: "
@@ -775,3 +805,32 @@ def test_conversion_settings_change_with_what_the_converter_is_built_from() -> N
     grown = json.loads(json.dumps(base))
     grown["spec"]["versions"].append({"name": "v3", "served": True, "storage": False})
     assert conversion_settings(grown) != conversion_settings(base)
+
+
+def test_plain_http_behind_an_https_url(pki: PKI) -> None:
+    async def body() -> None:
+        async with webhook_server(pki, tls=False) as hook:
+            converter = converter_for(crd(url_config(hook, pki)), no_service)
+            assert_conversion_failed(
+                await failure(converter, [crontab("a")]),
+                "conversion webhook for stable.example.com/v1, Kind=CronTab failed: "
+                f'Post "{hook.url}?timeout=30s": http: server gave HTTP response to HTTPS client',
+            )
+            await converter.close()
+
+    run(body)
+
+
+def test_client_certificate_is_presented(pki: PKI) -> None:
+    async def body() -> None:
+        async with webhook_server(pki, client_certs=True) as hook:
+            converter = converter_for(
+                crd(url_config(hook, pki)), no_service, client_cert=(pki.admin_cert, pki.admin_key)
+            )
+            [out] = await converter.convert([crontab("a")], V2)
+            assert out["apiVersion"] == V2
+            peer = hook.requests[0].transport.get_extra_info("peercert") if hook.requests[0].transport else None
+            assert peer is not None and ("commonName", ADMIN_USER) in [rdn[0] for rdn in peer["subject"]]
+            await converter.close()
+
+    run(body)
