@@ -32,7 +32,9 @@ class Converter(Protocol):
         """`objects` of this CRD, in any of its versions, as `to_api_version` objects, in the same order.
 
         An object already in `to_api_version` comes back as it is, and no webhook is called when none needs
-        converting. A failure raises the StatusError kube answers with.
+        converting. A failure raises the StatusError kube answers with: its message names the object's
+        GroupVersionKind for a single object, the list's (`Kind=<Kind>List`) for several, and a webhook's
+        answer for several objects is checked with kube's list wording (`... at index N: ...`).
         """
         ...
 
@@ -58,7 +60,11 @@ class CRConverter:
     async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]:
         if to_api_version not in self._valid:
             raise conversion_failed(f"request to convert CR to an invalid group/version: {to_api_version}")
+        converting = False
         for index, obj in enumerate(objects):
+            if obj.get("apiVersion") == to_api_version:
+                continue
+            converting = True
             from_gv = group_version_string(obj.get("apiVersion"))
             if from_gv not in self._valid:
                 if len(objects) == 1:
@@ -66,7 +72,7 @@ class CRConverter:
                 raise conversion_failed(
                     f"request to convert CR list failed, list index {index} has invalid group/version: {from_gv}"
                 )
-        if all(obj.get("apiVersion") == to_api_version for obj in objects):
+        if not converting:
             return list(objects)
         return await self.strategy.convert(objects, to_api_version)
 
