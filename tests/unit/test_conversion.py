@@ -834,3 +834,32 @@ def test_client_certificate_is_presented(pki: PKI) -> None:
             await converter.close()
 
     run(body)
+
+
+def test_connection_closed_before_an_answer_is_sent_once_more_then_eof(pki: PKI) -> None:
+    async def body() -> None:
+        accepted: list[bytes] = []
+
+        async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            accepted.append(await reader.readuntil(b"\r\n\r\n"))
+            writer.close()
+
+        server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_tls.load_cert_chain(pki.apiserver_cert, pki.apiserver_key)
+        server = await asyncio.start_server(hang_up, "127.0.0.1", 0, ssl=server_tls)
+        port = server.sockets[0].getsockname()[1]
+        url = f"https://127.0.0.1:{port}/convert"
+        try:
+            converter = converter_for(crd({"url": url, "caBundle": ca_bundle(pki)}), no_service)
+            assert_conversion_failed(
+                await failure(converter, [crontab("a")]),
+                f'conversion webhook for stable.example.com/v1, Kind=CronTab failed: Post "{url}?timeout=30s": EOF',
+            )
+            await converter.close()
+        finally:
+            server.close()
+            await server.wait_closed()
+        assert len(accepted) == 2
+        assert accepted[0].startswith(b"POST /convert?timeout=30s HTTP/1.1\r\n")
+
+    run(body)

@@ -192,12 +192,23 @@ class WebhookClient:
                 target = await self._target()
                 if target.host_header:
                     headers["Host"] = target.host_header
-                async with session.post(
-                    URL(target.url, encoded=True), data=body, headers=headers, server_hostname=target.server_name
-                ) as response:
-                    reading = True
-                    data = await self._read(response)
-                    status, content_type = response.status, response.headers.get("Content-Type")
+                for attempt in (1, 2):
+                    try:
+                        async with session.post(
+                            URL(target.url, encoded=True),
+                            data=body,
+                            headers=headers,
+                            server_hostname=target.server_name,
+                        ) as response:
+                            reading = True
+                            data = await self._read(response)
+                            status, content_type = response.status, response.headers.get("Content-Type")
+                        break
+                    except aiohttp.ServerDisconnectedError:
+                        # a pooled connection the webhook closed as we reused it: sent again once, as Go's
+                        # transport resends a request with a replayable body (a conversion is idempotent)
+                        if reading or attempt == 2:
+                            raise
         except CallError:
             raise
         except TimeoutError as exc:
