@@ -230,6 +230,7 @@ def test_v1_review_sends_only_what_needs_converting_and_keeps_the_order(pki: PKI
             assert uuid.UUID(request["uid"]).version == 4
             assert request["desiredAPIVersion"] == V2
             assert request["objects"] == [objects[0], objects[2]]
+            assert review["response"] == {"uid": "", "convertedObjects": None, "result": {"metadata": {}}}
             sent = hook.requests[0]
             assert sent.path == "/convert" and sent.query_string == "timeout=30s"
             assert sent.headers["Content-Type"] == "application/json"
@@ -689,6 +690,7 @@ def test_unusable_client_config_answers_as_an_unresolvable_resource(pki: PKI) ->
     async def body() -> None:
         for client_config in ({}, {"url": "https://127.0.0.1:1/x", "caBundle": base64.b64encode(b"junk").decode()}):
             converter = converter_for(crd(client_config), no_service)
+            assert converter.setup_error is not None
             error = await failure(converter, [crontab("a")])
             assert (error.code, error.reason, error.message) == (
                 500,
@@ -707,6 +709,7 @@ def test_no_call_when_nothing_needs_converting(pki: PKI) -> None:
     async def body() -> None:
         async with webhook_server(pki) as hook:
             converter = converter_for(crd(url_config(hook, pki)), no_service)
+            assert converter.setup_error is None
             objects = [crontab("a", V2), crontab("b", V2)]
             out = await converter.convert(objects, V2)
             assert out == objects and all(o is i for o, i in zip(out, objects, strict=True))

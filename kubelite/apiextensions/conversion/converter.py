@@ -76,6 +76,12 @@ class CRConverter:
             return list(objects)
         return await self.strategy.convert(objects, to_api_version)
 
+    @property
+    def setup_error(self) -> str | None:
+        """Why the CRD's conversion cannot be set up, None when it can. kube then serves no request for the
+        resource at all (500 `error resolving resource`); conversions raise that error here."""
+        return self.strategy.cause if isinstance(self.strategy, _Unusable) else None
+
     async def close(self) -> None:
         await self.strategy.close()
 
@@ -86,6 +92,7 @@ class _Unusable:
 
     def __init__(self, crd_name: str, cause: str) -> None:
         log.error("conversion for CRD %s cannot be set up: %s", crd_name, cause)
+        self.cause = cause
 
     async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]:
         raise internal_error("error resolving resource")
@@ -113,7 +120,7 @@ def converter_for(
     client_cert: tuple[str | Path, str | Path] | None = None,
     timeout: float = webhook.DEFAULT_TIMEOUT,
     max_response_bytes: int = webhook.DEFAULT_MAX_RESPONSE_BYTES,
-) -> Converter:
+) -> CRConverter:
     """The converter `crd.spec.conversion` asks for (strategy None when the CRD names none).
 
     `client_cert` (certificate file, key file) is presented to conversion webhooks that ask for one; `timeout`
