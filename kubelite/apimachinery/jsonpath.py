@@ -23,7 +23,7 @@ from typing import Any, Final, cast
 
 from kubelite.apimachinery import gofmt
 
-__all__ = ["JSONPathError", "Template", "parse"]
+__all__ = ["JSONPathError", "Template", "parse", "print_results", "text_of"]
 
 
 class JSONPathError(ValueError):
