@@ -23,7 +23,7 @@ from typing import Any, Final, cast
 
 from kubelite.apimachinery import gofmt
 
-__all__ = ["JSONPathError", "Template", "parse", "print_results", "text_of"]
+__all__ = ["NO_VALUE", "JSONPathError", "Template", "parse", "print_results", "text_of"]
 
 
 class JSONPathError(ValueError):
@@ -444,6 +444,20 @@ def unquote(quoted: str) -> str:
 _MISSING: Final = object()
 
 
+class _NoValue:
+    """Go's zero reflect.Value: what a range body runs over for a null item (client-go passes the item on
+    as a bare interface) and for a range with no items. Steps find nothing in it, as in null, but it
+    prints as `<no value>` where null prints `null`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+
+NO_VALUE: Final = _NoValue()
+
+
 class _Run:
     """One execution of a template: client-go's range counters, which its JSONPath keeps on itself."""
 
@@ -474,9 +488,9 @@ class _Run:
                 self.in_range += 1
                 if results:
                     for value in results:
-                        found.extend(self.find(nodes, i + 1, value))
+                        found.extend(self.find(nodes, i + 1, NO_VALUE if value is None else value))
                 else:  # the body still runs once, to find where the range ends
-                    self.find(nodes, i + 1, None)
+                    self.find(nodes, i + 1, NO_VALUE)
                 self.in_range -= 1
                 if self.last_end > i:
                     i = self.last_end
@@ -547,7 +561,7 @@ class _Run:
     def array(self, values: list[Any], node: ArrayNode) -> list[Any]:
         results: list[Any] = []
         for value in values:
-            if value is None:
+            if value is None or value is NO_VALUE:
                 continue
             if not isinstance(value, list):
                 raise JSONPathError(f"{gofmt.type_name(value)} is not array or slice", values)
@@ -578,7 +592,8 @@ class _Run:
         results: list[Any] = []
         for value in values:
             if not isinstance(value, list):
-                raise JSONPathError(f"{gofmt.v(value)} is not array or slice and cannot be filtered", values)
+                shown = "<invalid reflect.Value>" if value is NO_VALUE else gofmt.v(value)
+                raise JSONPathError(f"{shown} is not array or slice and cannot be filtered", values)
             for item in value:
                 if node.operator == "exists":
                     try:
@@ -694,13 +709,17 @@ def _compare(operator: str, left: Any, right: Any) -> bool:
 
 def text_of(value: Any) -> str:
     """How client-go prints one result: maps and lists as compact JSON (Go's encoding/json: keys sorted,
-    HTML characters escaped), null as `null`, anything else as fmt prints it."""
+    HTML characters escaped), null as `null`, NO_VALUE as `<no value>`, anything else as fmt prints it."""
     if isinstance(value, dict | list):
         return gofmt.json(value)
     if value is None:
         return "null"
+    if value is NO_VALUE:
+        return "<no value>"
     if isinstance(value, str):
         return value
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64_MIN <= value <= _INT64_MAX:
+        return gofmt.float_v(float(value))  # kube decodes an integer beyond int64 as a float64
     return gofmt.v(value)
 
 
