@@ -723,9 +723,24 @@ def text_of(value: Any) -> str:
     return gofmt.v(value)
 
 
-def print_results(values: list[Any]) -> str:
-    """client-go's `PrintResults`: one action's values, each printed, separated by single spaces."""
+def print_results(values: list[Any], *, json_output: bool = False) -> str:
+    """client-go's `PrintResults`: one action's values, each printed, separated by single spaces; with
+    `json_output` (kubectl's `-o jsonpath-as-json`), the values as one indented JSON array and a newline."""
+    if json_output:
+        return _indented([None if value is NO_VALUE else value for value in values], 0) + "\n"
     return " ".join(text_of(value) for value in values)
+
+
+def _indented(value: Any, depth: int) -> str:
+    """encoding/json.MarshalIndent(value, "", "    ")."""
+    if isinstance(value, dict) and value:
+        inner = "    " * (depth + 1)
+        members = (f"{inner}{gofmt.json(str(key))}: {_indented(value[key], depth + 1)}" for key in sorted(value))
+        return "{\n" + ",\n".join(members) + "\n" + "    " * depth + "}"
+    if isinstance(value, list) and value:
+        inner = "    " * (depth + 1)
+        return "[\n" + ",\n".join(inner + _indented(item, depth + 1) for item in value) + "\n" + "    " * depth + "]"
+    return gofmt.json(value)
 
 
 # -- the compiled template -------------------------------------------------------------------------------
@@ -752,11 +767,12 @@ class Template:
             return [[value]]
         return _Run(allow_missing_keys).find(self.root.nodes, 0, data)
 
-    def execute(self, data: Any, *, allow_missing_keys: bool = False) -> str:
-        """client-go's `Execute`: the template's text with each action replaced by its printed values."""
-        return "".join(
-            print_results(values) for values in self.find_results(data, allow_missing_keys=allow_missing_keys)
-        )
+    def execute(self, data: Any, *, allow_missing_keys: bool = False, json_output: bool = False) -> str:
+        """client-go's `Execute`: the template's text with each action replaced by its printed values
+        (`json_output`: each text and action as a JSON array, as `EnableJSONOutput` prints them; a range
+        over a null item, on which client-go panics, gives null there)."""
+        found = self.find_results(data, allow_missing_keys=allow_missing_keys)
+        return "".join(print_results(values, json_output=json_output) for values in found)
 
 
 def _plain_fields(root: ListNode) -> tuple[str, ...] | None:

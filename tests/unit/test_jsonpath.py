@@ -350,3 +350,40 @@ def test_unquote_rejects(quoted: str) -> None:
     with pytest.raises(ValueError) as caught:
         unquote_go(quoted)
     assert str(caught.value) == "invalid syntax"
+
+
+# -- JSON output (kubectl's -o jsonpath-as-json) --------------------------------------------------------------
+
+
+def test_json_output_prints_each_text_and_action_as_an_indented_array() -> None:
+    printed = parse('{.spec.items[0]}{"x"}{.spec.e}{.spec.nope}').execute(
+        DATA, allow_missing_keys=True, json_output=True
+    )
+    assert printed == (
+        "[\n"
+        "    {\n"
+        '        "name": "a",\n'
+        '        "tags": [\n'
+        '            "p",\n'
+        '            "q"\n'
+        "        ],\n"
+        '        "type": "Ready",\n'
+        '        "x": 1\n'
+        "    }\n"
+        "]\n"
+        '[\n    "x"\n]\n'
+        "[\n    []\n]\n"
+        "[]\n"
+    )
+
+
+def test_json_output_of_scalars_and_escapes() -> None:
+    printed = parse("{.spec.m}{.spec.floats.f}{.spec.empty}").execute(DATA, json_output=True)
+    assert printed == '[\n    {\n        "only": "\\u003c\\u0026\\u003e"\n    }\n]\n[\n    1e+21\n]\n[\n    {}\n]\n'
+
+
+def test_json_output_of_a_range_over_nulls_gives_null() -> None:
+    printed = parse("{range .spec.sparse[*]}{.name}{end}").execute(DATA, allow_missing_keys=True, json_output=True)
+    assert printed == '[\n    "d"\n]\n[]\n[\n    "e"\n]\n'
+    printed = parse("{range .spec.sparse[1:2]}{@}{end}").execute(DATA, json_output=True)
+    assert printed == "[\n    null\n]\n"
