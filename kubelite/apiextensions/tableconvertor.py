@@ -113,17 +113,17 @@ def _text(value: Any) -> str:
 
 # -- cells -----------------------------------------------------------------------------------------------
 
-_NO_VALUE: Final = object()
+_NOTHING: Final = object()
 
 
 def _first(template: jsonpath.Template, obj: Obj) -> Any:
-    """The first value the path finds, _NO_VALUE when it finds none or fails."""
+    """The first value the path finds; _NOTHING when it finds none or fails."""
     try:
         results = template.find_results(obj, allow_missing_keys=True)
     except jsonpath.JSONPathError:
-        return _NO_VALUE
+        return _NOTHING
     if not results or not results[0]:
-        return _NO_VALUE
+        return _NOTHING
     return results[0][0]
 
 
@@ -132,7 +132,7 @@ def _cell(template: jsonpath.Template, type_: str) -> Cell:
 
     def cell(obj: Obj, now: datetime) -> Any:
         value = _first(template, obj)
-        return None if value is _NO_VALUE else convert(value, now)
+        return None if value is _NOTHING else convert(value, now)
 
     return cell
 
