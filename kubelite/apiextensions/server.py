@@ -12,9 +12,12 @@ from kubelite.apiextensions import names
 from kubelite.apiextensions.controllers.finalizer import FinalizerController
 from kubelite.apiextensions.controllers.naming import NamingController
 from kubelite.apiextensions.controllers.serving import ServingController
+from kubelite.apiextensions.conversion import converter_for
 from kubelite.apiextensions.registry import customresourcedefinitions as crds
 from kubelite.apiextensions.rules import version_rules
-from kubelite.apiextensions.serving import CustomResourceServing, NoneConverter, OpenAPISink
+from kubelite.apiextensions.service_resolver import EndpointsResolver
+from kubelite.apiextensions.serving import CustomResourceServing, OpenAPISink
+from kubelite.apiextensions.tableconvertor import table_for
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.schema.registry import SchemaRegistry
 from kubelite.apimachinery.schema.registry import registry as schema_registry
@@ -28,7 +31,7 @@ from kubelite.registry.tables.base import TableSpec
 
 
 def _table(crd: Obj, version: str) -> TableSpec | None:
-    return None
+    return table_for(names.printer_columns(crd, version))
 
 
 class APIExtensionServer:
@@ -45,6 +48,7 @@ class APIExtensionServer:
         """Install the CRD resource's routes, and take the routes custom resources will be installed in."""
         key = (crds.SPEC.group, crds.SPEC.resource)
         routes.install(crds.SPEC, self.registry.stores[key], self.registry.subresources[key], options)
+        resolver = EndpointsResolver(self.registry)
         self.serving = CustomResourceServing(
             self.registry,
             routes,
@@ -52,7 +56,7 @@ class APIExtensionServer:
             self.schemas,
             rules=version_rules,
             table=_table,
-            converter=lambda crd: NoneConverter(),
+            converter=lambda crd: converter_for(crd, resolver),
             openapi=openapi,
         )
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubelite.apiextensions import names
+from kubelite.apiextensions.conversion import Converter, conversion_settings
 from kubelite.apiextensions.registry.customresource import (
     CustomResourceStatusStrategy,
     CustomResourceStore,
@@ -29,7 +30,7 @@ from kubelite.apiextensions.registry.customresource import (
     VersionRules,
 )
 from kubelite.apiextensions.served_schema import served_schema
-from kubelite.apiextensions.versioned_storage import Converter, VersionedStorage
+from kubelite.apiextensions.versioned_storage import VersionedStorage
 from kubelite.apiextensions.versions import by_priority
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.schema.registry import SchemaRegistry
@@ -59,14 +60,6 @@ class OpenAPISink:
 
     def crd_removed(self, crd: Obj) -> None:
         """The CRD's versions are no longer served."""
-
-
-class NoneConverter:
-    """Conversion strategy None: the same object under another apiVersion."""
-
-    async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]:
-        return [obj if obj.get("apiVersion") == to_api_version else {**obj, "apiVersion": to_api_version}
-                for obj in objects]
 
 
 @dataclass
@@ -134,11 +127,12 @@ class CustomResourceServing:
             entry = await self._register(crd, group, plural)
             self._served[name] = entry
         else:
-            close = getattr(entry.converter, "close", None)
+            previous = entry.crd
             entry.crd = crd
-            entry.converter = self._converter(crd)
-            if close is not None:
-                await close()
+            if conversion_settings(previous) != conversion_settings(crd):
+                old = entry.converter
+                entry.converter = self._converter(crd)
+                await old.close()
         self._install(entry)
         self.openapi.crd_served(crd)
 
@@ -152,9 +146,7 @@ class CustomResourceServing:
             spec = entry.specs[version]
             self.schemas.remove(spec.group, spec.version, spec.kind)
         await self.registry.unregister(entry.group, entry.plural)
-        close = getattr(entry.converter, "close", None)
-        if close is not None:
-            await close()
+        await entry.converter.close()
         self.openapi.crd_removed(entry.crd)
 
     async def close(self) -> None:

@@ -11,8 +11,8 @@ this view is for the others.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol
 
+from kubelite.apiextensions.conversion import Converter
 from kubelite.apimachinery.meta import Obj, deep_copy
 from kubelite.storage.interface import (
     EventType,
@@ -25,10 +25,6 @@ from kubelite.storage.interface import (
     Watcher,
     WatchEvent,
 )
-
-
-class Converter(Protocol):
-    async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]: ...
 
 
 class _ConvertingWatcher:

@@ -239,6 +239,9 @@ class APIServer:
                 await task
         for runner in self.running.runners:
             await runner.cleanup()
+        extensions = getattr(self, "extensions", None)
+        if extensions is not None:  # its webhook converters hold connections
+            await extensions.close()
         if self.registry:
             for cacher in self.registry.cachers:
                 await cacher.close()
