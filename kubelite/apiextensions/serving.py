@@ -34,6 +34,7 @@ from kubelite.apiextensions.versioned_storage import VersionedStorage
 from kubelite.apiextensions.versions import by_priority
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.schema.registry import SchemaRegistry
+from kubelite.endpoints.handlers.field_validation import prune_unknown_fields
 from kubelite.endpoints.installer import ResourceRoutes, ScopeOptions
 from kubelite.registry.registration import Registration, Registry, ResourceStorage, StorageContext
 from kubelite.registry.spec import ResourceSpec
@@ -143,7 +144,7 @@ class CustomResourceServing:
             return
         for version in entry.versions:
             self.routes.uninstall(entry.group, version, entry.plural)
-            spec = entry.specs[version]
+        for spec in entry.specs.values():
             self.schemas.remove(spec.group, spec.version, spec.kind)
         await self.registry.unregister(entry.group, entry.plural)
         await entry.converter.close()
@@ -174,28 +175,40 @@ class CustomResourceServing:
         for version in entry.versions:
             self.routes.uninstall(entry.group, version, entry.plural)
         served = by_priority(names.served_versions(crd))
-        for gone in set(entry.versions) - set(served):
+        # every defined version's schema, served or not: objects converted to it are pruned by it
+        defined = {str(v.get("name")) for v in names.versions(crd) if v.get("name")}
+        for gone in set(entry.specs) - defined:
             spec = entry.specs.pop(gone)
             self.schemas.remove(spec.group, spec.version, spec.kind)
+        for version in defined:
+            spec = entry.specs[version] = names.resource_spec(crd, version)
+            schema = names.schema(crd, version)
+            if schema is not None:
+                self.schemas.add(spec.group, spec.version, spec.kind, served_schema(schema))
+            else:
+                self.schemas.remove(spec.group, spec.version, spec.kind)
         storage_version = names.storage_version(crd) or served[0]
         stored = (crd.get("status") or {}).get("storedVersions") or [storage_version]
         terminating = bool((crd.get("metadata") or {}).get("deletionTimestamp"))
         main: ResourceStorage | None = None
         first: ResourceStorage | None = None
         for version in served:
-            spec = names.resource_spec(crd, version)
-            schema = names.schema(crd, version)
-            if schema is not None:
-                self.schemas.add(spec.group, spec.version, spec.kind, served_schema(schema))
+            spec = entry.specs[version]
             rules = self._rules(crd, version)
             built = self._version_storage(entry, spec, rules, stored, storage_version, terminating)
             self.routes.install(spec, built.main, built.subresources, self.options)
-            entry.specs[version] = spec
             first = first or built
             if version == storage_version:
                 main = built
         entry.versions = served
         self.registry.replace_storage(entry.group, entry.plural, main or first)  # type: ignore[arg-type]
+
+    def _prune(self, entry: _Served, obj: Obj) -> None:
+        """Prune a converted object by the schema of the version it was converted to."""
+        version = str(obj.get("apiVersion") or "").rpartition("/")[2]
+        spec = entry.specs.get(version)
+        if spec is not None:
+            prune_unknown_fields(spec, obj)
 
     def _version_storage(
         self,
@@ -216,6 +229,7 @@ class CustomResourceServing:
                 lambda: f"{group}/{names.storage_version(entry.crd) or storage_version}",
                 entry.converter,
                 rules.default,
+                lambda obj: self._prune(entry, obj),
             )
         strategy = CustomResourceStrategy(spec, rules)
         store = CustomResourceStore(spec, strategy, storage, key_root=entry.key_root, clock=self.registry.clock)

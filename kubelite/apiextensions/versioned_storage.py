@@ -62,6 +62,7 @@ class VersionedStorage:
         storage_api_version: Callable[[], str],
         converter: Converter,
         default: Callable[[Obj], None] | None,
+        prune: Callable[[Obj], None] | None = None,
     ) -> None:
         self.inner = inner
         self.api_version = api_version
@@ -69,22 +70,31 @@ class VersionedStorage:
         self._storage_api_version = storage_api_version
         self._converter = converter
         self._default = default
+        #: drops what the schema of a converted object's version does not know (kube prunes after converting)
+        self._prune = prune
 
     async def read(self, obj: Obj) -> Obj:
         """A stored object as this version shows it: converted and defaulted, the caller's own."""
-        if obj.get("apiVersion") != self.api_version:
+        converted = obj.get("apiVersion") != self.api_version
+        if converted:
             (obj,) = await self._converter.convert([obj], self.api_version)
         obj = deep_copy(obj)
+        if converted and self._prune is not None:
+            self._prune(obj)
         if self._default is not None:
             self._default(obj)
         return obj
 
     async def _read_all(self, objs: list[Obj]) -> list[Obj]:
         foreign = [obj for obj in objs if obj.get("apiVersion") != self.api_version]
+        out = [deep_copy(obj) for obj in objs]
         if foreign:
             converted = iter(await self._converter.convert(foreign, self.api_version))
-            objs = [next(converted) if obj.get("apiVersion") != self.api_version else obj for obj in objs]
-        out = [deep_copy(obj) for obj in objs]
+            for index, obj in enumerate(objs):
+                if obj.get("apiVersion") != self.api_version:
+                    out[index] = deep_copy(next(converted))
+                    if self._prune is not None:
+                        self._prune(out[index])
         if self._default is not None:
             for obj in out:
                 self._default(obj)
@@ -95,6 +105,9 @@ class VersionedStorage:
         if obj.get("apiVersion") == target:
             return obj
         (converted,) = await self._converter.convert([obj], target)
+        converted = deep_copy(converted)
+        if self._prune is not None:
+            self._prune(converted)
         return converted
 
     # -- Storage -------------------------------------------------------------------------------------

@@ -1,0 +1,370 @@
+"""CustomResourceDefinitions served live, tried as a user would with real kubectl and raw HTTP: establishing,
+discovery, every verb on custom resources, printer columns, status and scale subresources, name conflicts,
+several versions, and deletion through the cleanup finalizer. Each test uses a CRD group of its own."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.server import KubeliteProcess
+from tests.e2e.test_kubectl_support import parse_table
+
+APPLY = ("apply", "-f", "-")
+
+
+def crd(
+    group: str,
+    kind: str,
+    *,
+    plural: str | None = None,
+    versions: list[dict[str, Any]] | None = None,
+    scope: str = "Namespaced",
+    short_names: list[str] | None = None,
+    **spec: Any,
+) -> dict[str, Any]:
+    plural = plural or kind.lower() + "s"
+    names: dict[str, Any] = {"plural": plural, "singular": kind.lower(), "kind": kind}
+    if short_names:
+        names["shortNames"] = short_names
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {"group": group, "scope": scope, "names": names, "versions": versions or [version("v1")], **spec},
+    }
+
+
+def version(name: str, *, storage: bool = True, served: bool = True, **extra: Any) -> dict[str, Any]:
+    schema = extra.pop(
+        "schema",
+        {
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "properties": {"size": {"type": "integer"}, "color": {"type": "string"}},
+                },
+                "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}},
+            },
+        },
+    )
+    return {"name": name, "served": served, "storage": storage, "schema": {"openAPIV3Schema": schema}, **extra}
+
+
+def apply(server: KubeliteProcess, *docs: dict[str, Any], check: bool = True) -> Any:
+    return server.kubectl(*APPLY, input=yaml.safe_dump_all(docs), check=check)
+
+
+def establish(server: KubeliteProcess, definition: dict[str, Any]) -> None:
+    apply(server, definition)
+    server.kubectl("wait", "--for=condition=Established", f"crd/{definition['metadata']['name']}", "--timeout=10s")
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_crd_is_established_and_its_status_says_so(server: KubeliteProcess) -> None:
+    definition = crd("status.example.com", "Gadget", short_names=["gd"])
+    establish(server, definition)
+    got = server.http("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.status.example.com")
+    assert got.status == 200
+    body = got.json()
+    assert body["status"]["acceptedNames"] == {
+        "plural": "gadgets",
+        "singular": "gadget",
+        "shortNames": ["gd"],
+        "kind": "Gadget",
+        "listKind": "GadgetList",
+    }
+    assert [(c["type"], c["status"], c["reason"], c["message"]) for c in body["status"]["conditions"]] == [
+        ("NamesAccepted", "True", "NoConflicts", "no conflicts found"),
+        ("Established", "True", "InitialNamesAccepted", "the initial names have been accepted"),
+    ]
+    assert body["status"]["storedVersions"] == ["v1"]
+    # kube's defaults
+    assert body["spec"]["conversion"] == {"strategy": "None"}
+    assert body["spec"]["names"]["listKind"] == "GadgetList"
+    rows = parse_table(server.kubectl("get", "crd", "gadgets.status.example.com").stdout)
+    assert rows[0] == ["NAME", "CREATED AT"]
+    assert rows[1][0] == "gadgets.status.example.com"
+
+
+def test_discovery_lists_the_new_resource_and_the_etag_changes(server: KubeliteProcess) -> None:
+    aggregated = {"Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}
+    before = server.http("GET", "/apis", headers=aggregated)
+    establish(server, crd("disco.example.com", "Sprocket", short_names=["spr"], versions=[version("v1")]))
+    after = server.http("GET", "/apis", headers=aggregated)
+    assert before.headers["etag"] != after.headers["etag"]
+    groups = {item["metadata"]["name"]: item for item in after.json()["items"]}
+    resource = groups["disco.example.com"]["versions"][0]["resources"][0]
+    assert resource["resource"] == "sprockets"
+    assert resource["responseKind"] == {"group": "disco.example.com", "version": "v1", "kind": "Sprocket"}
+    assert resource["scope"] == "Namespaced"
+    assert resource["shortNames"] == ["spr"]
+    assert resource["verbs"] == ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"] or (
+        sorted(resource["verbs"]) == sorted(["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"])
+    )
+    rows = parse_table(server.kubectl("api-resources", "--api-group=disco.example.com").stdout)
+    assert rows[1] == ["sprockets", "spr", "disco.example.com/v1", "true", "Sprocket"]
+    legacy = server.http("GET", "/apis/disco.example.com/v1").json()
+    assert [r["name"] for r in legacy["resources"]] == ["sprockets"]
+
+
+def test_custom_resources_support_every_verb(server: KubeliteProcess) -> None:
+    establish(server, crd("verbs.example.com", "Thing", short_names=["th"]))
+    apply(
+        server,
+        {"apiVersion": "verbs.example.com/v1", "kind": "Thing", "metadata": {"name": "a", "labels": {"x": "1"}},
+         "spec": {"size": 1}},
+        {"apiVersion": "verbs.example.com/v1", "kind": "Thing", "metadata": {"name": "b"}, "spec": {"size": 2}},
+    )
+    assert server.kubectl("get", "th", "-o", "name").stdout.split() == ["thing.verbs.example.com/a", "thing.verbs.example.com/b"]
+    assert server.kubectl("get", "things", "-l", "x=1", "-o", "name").stdout.split() == ["thing.verbs.example.com/a"]
+    assert server.kubectl("get", "things", "--field-selector", "metadata.name=b", "-o", "name").stdout.split() == [
+        "thing.verbs.example.com/b"
+    ]
+    unknown = server.kubectl("get", "things", "--field-selector", "spec.size=1", check=False)
+    assert unknown.returncode == 1
+    assert 'field label not supported: spec.size' in unknown.stderr
+    # unknown fields are pruned
+    server.kubectl("patch", "thing", "a", "--type=merge", "-p", '{"spec":{"size":5,"junk":true}}')
+    got = json.loads(server.kubectl("get", "thing", "a", "-o", "json").stdout)
+    assert got["spec"] == {"size": 5}
+    assert got["metadata"]["generation"] == 2
+    server.kubectl("patch", "thing", "a", "--type=json", "-p", '[{"op":"replace","path":"/spec/size","value":6}]')
+    assert json.loads(server.kubectl("get", "thing", "a", "-o", "json").stdout)["spec"] == {"size": 6}
+    smp = server.kubectl("patch", "thing", "a", "--type=strategic", "-p", '{"spec":{"size":7}}', check=False)
+    assert smp.returncode == 1
+    assert (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    ) in smp.stderr
+    raw = server.http(
+        "PATCH",
+        "/apis/verbs.example.com/v1/namespaces/default/things/a",
+        b'{"spec":{"size":7}}',
+        headers={"Content-Type": "application/strategic-merge-patch+json"},
+    )
+    assert raw.status == 415
+    assert raw.json()["reason"] == "UnsupportedMediaType"
+    # protobuf is not served for custom resources: a client that also takes JSON gets JSON
+    proto = server.http(
+        "GET",
+        "/apis/verbs.example.com/v1/namespaces/default/things/a",
+        headers={"Accept": "application/vnd.kubernetes.protobuf,application/json"},
+    )
+    assert proto.status == 200
+    assert proto.headers["content-type"] == "application/json"
+    server.kubectl("delete", "thing", "b")
+    assert server.kubectl("get", "things", "-o", "name").stdout.split() == ["thing.verbs.example.com/a"]
+    gone = server.http("DELETE", "/apis/verbs.example.com/v1/namespaces/default/things")
+    assert gone.status == 200
+    assert [item["metadata"]["name"] for item in gone.json()["items"]] == ["a"]
+    missing = server.kubectl("get", "thing", "a", check=False)
+    assert missing.stderr.strip() == 'Error from server (NotFound): things.verbs.example.com "a" not found'
+
+
+def test_a_watch_sees_custom_resources_change(server: KubeliteProcess) -> None:
+    establish(server, crd("watch.example.com", "Beacon"))
+    listed = server.http("GET", "/apis/watch.example.com/v1/namespaces/default/beacons").json()
+    rv = listed["metadata"]["resourceVersion"]
+    apply(server, {"apiVersion": "watch.example.com/v1", "kind": "Beacon", "metadata": {"name": "b1"}, "spec": {}})
+    server.kubectl("delete", "beacon", "b1")
+    watched = server.http(
+        "GET", f"/apis/watch.example.com/v1/namespaces/default/beacons?watch=1&resourceVersion={rv}&timeoutSeconds=1"
+    )
+    events = [json.loads(line) for line in watched.body.splitlines()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "b1"), ("DELETED", "b1")]
+    assert events[0]["object"]["apiVersion"] == "watch.example.com/v1"
+
+
+def test_printer_columns(server: KubeliteProcess) -> None:
+    columns = [
+        {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
+        {"name": "Color", "type": "string", "jsonPath": ".spec.color", "priority": 1},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+    ]
+    establish(server, crd("print.example.com", "Widget", versions=[version("v1", additionalPrinterColumns=columns)]))
+    apply(
+        server,
+        {"apiVersion": "print.example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+         "spec": {"size": 3, "color": "red"}},
+    )
+    narrow = parse_table(server.kubectl("get", "widgets").stdout)
+    assert narrow[0] == ["NAME", "SIZE", "AGE"]
+    assert narrow[1][:2] == ["w", "3"]
+    wide = parse_table(server.kubectl("get", "widgets", "-o", "wide").stdout)
+    assert wide[0] == ["NAME", "SIZE", "COLOR", "AGE"]
+    assert wide[1][:3] == ["w", "3", "red"]
+
+
+def test_status_and_scale_subresources(server: KubeliteProcess) -> None:
+    subresources = {
+        "status": {},
+        "scale": {
+            "specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": ".status.selector",
+        },
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}, "color": {"type": "string"}}},
+            "status": {
+                "type": "object",
+                "properties": {"replicas": {"type": "integer"}, "selector": {"type": "string"}},
+            },
+        },
+    }
+    establish(
+        server, crd("sub.example.com", "Pool", versions=[version("v1", schema=schema, subresources=subresources)])
+    )
+    base = "/apis/sub.example.com/v1/namespaces/default/pools"
+    created = server.http(
+        "POST",
+        base,
+        {"apiVersion": "sub.example.com/v1", "kind": "Pool", "metadata": {"name": "p"},
+         "spec": {"replicas": 1}, "status": {"replicas": 9}},
+    )
+    assert created.status == 201
+    assert "status" not in created.json()  # the main resource ignores status
+    current = created.json()
+    current["status"] = {"replicas": 1, "selector": "app=p"}
+    current["spec"]["replicas"] = 5
+    status = server.http("PUT", f"{base}/p/status", current)
+    assert status.status == 200
+    assert status.json()["status"] == {"replicas": 1, "selector": "app=p"}
+    assert status.json()["spec"] == {"replicas": 1}  # /status writes status only
+    assert status.json()["metadata"]["generation"] == 1
+    server.kubectl("scale", "pool", "p", "--replicas=3")
+    scale = server.http("GET", f"{base}/p/scale").json()
+    assert scale["kind"] == "Scale" and scale["apiVersion"] == "autoscaling/v1"
+    assert scale["spec"] == {"replicas": 3}
+    assert scale["status"] == {"replicas": 1, "selector": "app=p"}
+    got = server.http("GET", f"{base}/p").json()
+    assert got["spec"]["replicas"] == 3
+    assert got["metadata"]["generation"] == 2
+
+
+def test_a_name_in_use_is_not_accepted(server: KubeliteProcess) -> None:
+    establish(server, crd("names.example.com", "Alpha", short_names=["al"]))
+    clash = crd("names.example.com", "Beta", short_names=["al"])
+    apply(server, clash)
+
+    def conditions() -> list[tuple[str, str, str, str]]:
+        body = server.http(
+            "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/betas.names.example.com"
+        ).json()
+        found = (body.get("status") or {}).get("conditions") or []
+        return [(c["type"], c["status"], c["reason"], c["message"]) for c in found]
+
+    wait_for(lambda: bool(conditions()))
+    assert conditions() == [
+        ("NamesAccepted", "False", "ShortNamesConflict", '"al" is already in use'),
+        ("Established", "False", "NotAccepted", "not all names are accepted"),
+    ]
+    assert server.http("GET", "/apis/names.example.com/v1/betas").status == 404
+    # freeing the name lets the waiting CRD take it
+    server.kubectl("delete", "crd", "alphas.names.example.com")
+    wait_for(lambda: ("Established", "True", "InitialNamesAccepted", "the initial names have been accepted") in conditions())
+    assert server.http("GET", "/apis/names.example.com/v1/betas").status == 200
+
+
+def test_several_versions_convert_and_deprecation_warns(server: KubeliteProcess) -> None:
+    preserve = {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+    definition = crd(
+        "versions.example.com",
+        "Gizmo",
+        versions=[
+            version("v1beta1", storage=False, schema=preserve, deprecated=True),
+            version("v1"),
+        ],
+    )
+    establish(server, definition)
+    group = server.http("GET", "/apis/versions.example.com").json()
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
+    assert group["preferredVersion"]["version"] == "v1"
+    created = server.http(
+        "POST",
+        "/apis/versions.example.com/v1beta1/namespaces/default/gizmos",
+        {"apiVersion": "versions.example.com/v1beta1", "kind": "Gizmo", "metadata": {"name": "g"},
+         "spec": {"size": 2, "extra": "x"}},
+    )
+    assert created.status == 201
+    assert created.headers["warning"] == '299 - "versions.example.com/v1beta1 Gizmo is deprecated"'
+    # stored in v1, whose schema prunes what it does not know
+    v1 = server.http("GET", "/apis/versions.example.com/v1/namespaces/default/gizmos/g").json()
+    assert v1["apiVersion"] == "versions.example.com/v1"
+    assert v1["spec"] == {"size": 2}
+    beta = server.http("GET", "/apis/versions.example.com/v1beta1/namespaces/default/gizmos").json()
+    assert [item["apiVersion"] for item in beta["items"]] == ["versions.example.com/v1beta1"]
+    assert beta["apiVersion"] == "versions.example.com/v1beta1"
+
+
+def test_deleting_the_crd_deletes_its_objects(server: KubeliteProcess) -> None:
+    establish(server, crd("gone.example.com", "Leaf", scope="Cluster"))
+    apply(
+        server,
+        *[{"apiVersion": "gone.example.com/v1", "kind": "Leaf", "metadata": {"name": f"l{i}"}} for i in range(3)],
+    )
+    server.kubectl("delete", "crd", "leafs.gone.example.com", "--timeout=20s")
+    assert server.http("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/leafs.gone.example.com").status == 404
+    assert server.http("GET", "/apis/gone.example.com/v1/leafs").status == 404
+    assert server.http("GET", "/apis/gone.example.com").status == 404
+    # recreating it starts empty: the objects went with the CRD
+    establish(server, crd("gone.example.com", "Leaf", scope="Cluster"))
+    assert server.http("GET", "/apis/gone.example.com/v1/leafs").json()["items"] == []
+
+
+def test_creates_are_refused_while_the_crd_terminates(server: KubeliteProcess) -> None:
+    establish(server, crd("term.example.com", "Stone"))
+    base = "/apis/term.example.com/v1/namespaces/default/stones"
+    held = {"apiVersion": "term.example.com/v1", "kind": "Stone", "metadata": {"name": "s", "finalizers": ["example.com/hold"]}}
+    assert server.http("POST", base, held).status == 201
+    assert server.http("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/stones.term.example.com").status == 200
+
+    def terminating() -> list[str]:
+        body = server.http("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/stones.term.example.com").json()
+        return [c["reason"] for c in body["status"]["conditions"] if c["type"] == "Terminating"]
+
+    wait_for(lambda: terminating() == ["InstanceDeletionCheck"])
+    refused = server.http(
+        "POST", base, {"apiVersion": "term.example.com/v1", "kind": "Stone", "metadata": {"name": "t"}}
+    )
+    assert refused.status == 405
+    assert refused.json()["message"] == "create not allowed while custom resource definition is terminating"
+    assert refused.json()["reason"] == "MethodNotAllowed"
+    # the object's own finalizer holds the CRD until it is removed
+    server.http("PATCH", f"{base}/s", {"metadata": {"finalizers": None}},
+                headers={"Content-Type": "application/merge-patch+json"})
+    wait_for(lambda: server.http(
+        "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/stones.term.example.com"
+    ).status == 404)
+
+
+def test_custom_resources_survive_a_restart(fresh_server: KubeliteProcess) -> None:
+    establish(fresh_server, crd("restart.example.com", "Seed"))
+    apply(fresh_server, {"apiVersion": "restart.example.com/v1", "kind": "Seed", "metadata": {"name": "s"},
+                         "spec": {"size": 4}})
+    fresh_server.kill()
+    fresh_server.start()
+    got = fresh_server.http("GET", "/apis/restart.example.com/v1/namespaces/default/seeds/s")
+    assert got.status == 200
+    assert got.json()["spec"] == {"size": 4}
+
+
+@pytest.mark.parametrize("path", ["/apis/nosuch.example.com/v1/things", "/apis/nosuch.example.com"])
+def test_an_unknown_group_is_a_plain_404(server: KubeliteProcess, path: str) -> None:
+    got = server.http("GET", path)
+    assert got.status == 404
