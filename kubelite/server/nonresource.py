@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from aiohttp import web
 
-from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery import serializers
 from kubelite.endpoints.discovery import AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery
 from kubelite.endpoints.handlers.negotiation import write_json
 from kubelite.endpoints.installer import _not_found, page_not_found
@@ -18,12 +18,12 @@ from kubelite.endpoints.openapi import OpenAPIBuilder, swagger_ui, v2_protobuf
 _T = TypeVar("_T")
 
 #: what /openapi/v2 answers, by what the client accepts, in kube-openapi's order: (type, subtype,
-#: the Content-Type answered, whether it is protobuf)
+#: the Content-Type answered, whether it is protobuf). Both spellings of the protobuf type get the one
+#: without `@`, which (unlike the other) is a valid media type to Go's mime parser.
 _V2_ENCODINGS = (
     ("application", "json", "application/json", False),
-    ("application", "*", "application/json", False),
-    ("application", v2_protobuf.MEDIA_TYPE.partition("/")[2], v2_protobuf.MEDIA_TYPE, True),
-    ("application", v2_protobuf.MEDIA_TYPE_LEGACY.partition("/")[2], v2_protobuf.MEDIA_TYPE_LEGACY, True),
+    ("application", v2_protobuf.MEDIA_TYPE.partition("/")[2], v2_protobuf.CONTENT_TYPE, True),
+    ("application", v2_protobuf.CONTENT_TYPE.partition("/")[2], v2_protobuf.CONTENT_TYPE, True),
 )
 
 
@@ -127,7 +127,7 @@ class OpenAPIHandlers:
     async def v2(self, request: web.Request) -> web.Response:
         encoding = _v2_encoding(request.headers.get("Accept"))
         if encoding is None:
-            raise errors.not_acceptable()
+            return web.Response(status=406, headers={"Vary": "Accept"})  # kube-openapi's bare 406
         content_type, protobuf = encoding
         if protobuf:
             body, tag = await self._built("v2-protobuf", self.builder.v2_protobuf)

@@ -1,7 +1,7 @@
 """/openapi/v2 in protobuf: the swagger 2.0 document as gnostic's `openapi.v2.Document` message.
 
 client-go asks for the v2 document only in this encoding (`application/com.github.proto-openapi.spec.v2@v1.0+
-protobuf`): kubectl's client-side apply falls back to it to find how a kind is patched, and `explain
+protobuf`, answered as `...spec.v2.v1.0+protobuf`): kubectl's client-side apply falls back to it to find how a kind is patched, and `explain
 --output=plaintext-openapiv2` reads it. kube-openapi produces it by compiling its JSON document with gnostic
 (google/gnostic-models, openapiv2/OpenAPIv2.proto), so this module does the same: the message types are
 declared at run time from the field table below (the .proto's names, numbers and types), and the JSON
@@ -25,9 +25,10 @@ from typing import Any
 import yaml
 
 PACKAGE = "openapi.v2"
-#: the media type client-go asks for, and the older spelling kube-openapi also answers
+#: the media type client-go asks for
 MEDIA_TYPE = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
-MEDIA_TYPE_LEGACY = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+#: the Content-Type kube-openapi answers it with (also accepted in Accept)
+CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 # Each message: its fields as `name=number:type`, `*` after the type for a repeated field, `|` before the
 # name for a member of the message's one oneof (gnostic calls every such oneof `oneof`).
