@@ -839,7 +839,8 @@ def test_v2_negotiation(accept: str | None, expected: tuple[str, bool] | None) -
 
 def test_any_yaml_of_scalars_has_no_document_end() -> None:
     message, unknown = v2_protobuf.to_message(
-        {"swagger": "2.0", "x-a": "text", "x-b": True, "x-c": 3, "x-d": {"k": ["v"]}, "paths": {}}
+        {"swagger": "2.0", "x-a": "text", "x-b": True, "x-c": 3, "x-d": {"k": ["v"]}, "x-e": "", "x-f": "true",
+         "paths": {}}
     )
     assert unknown == []
     assert {e.name: e.value.yaml for e in message.vendor_extension} == {
@@ -847,4 +848,6 @@ def test_any_yaml_of_scalars_has_no_document_end() -> None:
         "x-b": "true\n",
         "x-c": "3\n",
         "x-d": "k:\n- v\n",
+        "x-e": '""\n',
+        "x-f": '"true"\n',
     }

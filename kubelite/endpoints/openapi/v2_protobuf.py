@@ -1,11 +1,11 @@
 """/openapi/v2 in protobuf: the swagger 2.0 document as gnostic's `openapi.v2.Document` message.
 
 client-go asks for the v2 document only in this encoding (`application/com.github.proto-openapi.spec.v2@v1.0+
-protobuf`, answered as `...spec.v2.v1.0+protobuf`): kubectl's client-side apply falls back to it to find how a kind is patched, and `explain
---output=plaintext-openapiv2` reads it. kube-openapi produces it by compiling its JSON document with gnostic
-(google/gnostic-models, openapiv2/OpenAPIv2.proto), so this module does the same: the message types are
-declared at run time from the field table below (the .proto's names, numbers and types), and the JSON
-document is walked into them the way gnostic's compiler reads it:
+protobuf`, answered as `...spec.v2.v1.0+protobuf`): kubectl's client-side apply falls back to it to find
+how a kind is patched, and `explain --output=plaintext-openapiv2` reads it. kube-openapi produces it by
+compiling its JSON document with gnostic (google/gnostic-models, openapiv2/OpenAPIv2.proto), so this module
+does the same: the message types are declared at run time from the field table below (the .proto's names,
+numbers and types), and the JSON document is walked into them the way gnostic's compiler reads it:
 
 * maps become repeated `Named*` pairs, in document order; `x-` keys become `vendor_extension`;
 * values of free form (`default`, `example`, `enum` items, extensions) are `Any` messages holding the
@@ -256,8 +256,18 @@ def message_classes() -> dict[str, Any]:
 # JSON -> messages
 
 
+class _Dumper(yaml.SafeDumper):
+    """Quotes the way Go's YAML (gnostic's) does: double quotes where a scalar cannot be written plain."""
+
+    def choose_scalar_style(self) -> str:
+        style: str = super().choose_scalar_style()
+        return '"' if style == "'" else style
+
+
 def _yaml(value: Any) -> str:
-    text = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 30)
+    text = yaml.dump(
+        value, Dumper=_Dumper, default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 30
+    )
     # a lone scalar gets a document end marker from PyYAML; gnostic (Go's yaml) writes none
     return text.removesuffix("...\n")
 
