@@ -121,7 +121,9 @@ class OpenAPIBuilder:
 
         `definitions` are the schemas the resource brings (name -> schema, OpenAPI v3 form, e.g. a custom
         resource's kind and list), served in v3 as given and in v2 in the form custom_v2 makes of them;
-        None: the kind's schemas are among the built-in definitions.
+        None: the kind's schemas are among the built-in definitions. The schemas are kept, not copied:
+        callers hand over fresh ones and do not change them afterwards. Only records the change (no
+        document is rendered here), so it is cheap enough for the event loop.
         """
         name = _gv_name(spec.group, spec.version)
         installed = _Installed(spec, dict(definitions) if definitions is not None else None)
