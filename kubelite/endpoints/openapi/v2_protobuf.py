@@ -22,6 +22,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
 import yaml
 
 PACKAGE = "openapi.v2"
@@ -330,6 +331,8 @@ class _Encoder:
         self.classes = message_classes()
         #: keys the document has where gnostic allows none (gnostic would refuse the document)
         self.unknown: list[str] = []
+        #: YAML text by the JSON of its value: most values (an operation's action and kind) repeat
+        self._yaml_texts: dict[bytes, str] = {}
 
     def fill(self, message: str, target: Any, value: Any) -> None:
         """Set `target` (a `message`) from the JSON value, as gnostic's New<message> reads it."""
@@ -381,7 +384,11 @@ class _Encoder:
                 self.fill(value_type, entry.value, item)
 
     def _any(self, target: Any, value: Any) -> None:
-        target.yaml = _yaml(value)
+        key = orjson.dumps(value)
+        text = self._yaml_texts.get(key)
+        if text is None:
+            text = self._yaml_texts[key] = _yaml(value)
+        target.yaml = text
 
     # the messages gnostic reads by shape rather than by key
 
