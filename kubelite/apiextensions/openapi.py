@@ -9,7 +9,9 @@ embedded resource, and the kind's `x-kubernetes-group-version-kind` (and its sel
 is kube's fixed `<ListKind> is a list of <Kind>` object. Both are in OpenAPI v3 form; the OpenAPI builder
 serves them as they are in v3 and converts them for v2 (kubelite.endpoints.openapi.custom_v2).
 
-`published(crd)` is what to hand `OpenAPIBuilder.add_resource` for each served version.
+`published(crd)` is what to hand `OpenAPIBuilder.add_resource` for each served version; `sync` does the
+adding and removing for a CRD that appeared, changed or went (as kube's openapi controllers do on each CRD
+event).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from kubelite.apiextensions import names
 from kubelite.apimachinery.meta import Obj
-from kubelite.endpoints.openapi import naming, schemas
+from kubelite.endpoints.openapi import OpenAPIBuilder, naming, schemas
 from kubelite.registry.spec import ResourceSpec
 
 V3_PREFIX = "#/components/schemas/"
@@ -244,3 +246,15 @@ def definitions(crd: Obj, version: str) -> dict[str, dict[str, Any]]:
 def published(crd: Obj) -> list[tuple[ResourceSpec, dict[str, dict[str, Any]]]]:
     """For each served version of an established CRD: its resource and its definitions."""
     return [(names.resource_spec(crd, version), definitions(crd, version)) for version in names.served_versions(crd)]
+
+
+def sync(builder: OpenAPIBuilder, previous: Obj | None, current: Obj | None) -> None:
+    """Bring the documents from what `previous` published to what `current` publishes (either may be None:
+    a CRD established, or deleted): each served version added or replaced, each no longer served removed."""
+    now = published(current) if current is not None else []
+    for spec, found in now:
+        builder.add_resource(spec, found)
+    kept = {(spec.group, spec.version, spec.resource) for spec, _ in now}
+    for spec, _ in published(previous) if previous is not None else []:
+        if (spec.group, spec.version, spec.resource) not in kept:
+            builder.remove_resource(spec.group, spec.version, spec.resource)

@@ -575,6 +575,20 @@ def test_published_covers_served_versions_only() -> None:
     assert all(spec.custom for spec, _ in published)
 
 
+def test_sync_follows_a_crd_through_its_life(openapi: OpenAPIBuilder) -> None:
+    index = openapi.v3_index_document()
+    crd = _crd()
+    crd_openapi.sync(openapi, None, crd)
+    assert {GV, "apis/stable.example.com/v2"} <= set(openapi.v3_names)
+    narrowed = _crd()
+    narrowed["spec"]["versions"][1]["served"] = False
+    crd_openapi.sync(openapi, crd, narrowed)
+    assert GV in openapi.v3_names
+    assert "apis/stable.example.com/v2" not in openapi.v3_names
+    crd_openapi.sync(openapi, narrowed, None)
+    assert openapi.v3_index_document() == index
+
+
 def test_definitions_do_not_alias_the_crd() -> None:
     crd = _crd()
     original = copy.deepcopy(crd)
