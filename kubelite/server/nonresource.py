@@ -2,15 +2,42 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+from collections.abc import Callable
+from typing import TypeVar
 
 from aiohttp import web
 
-from kubelite.apimachinery import errors, serializers
+from kubelite.apimachinery import serializers
 from kubelite.endpoints.discovery import AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery
 from kubelite.endpoints.handlers.negotiation import write_json
 from kubelite.endpoints.installer import _not_found, page_not_found
-from kubelite.endpoints.openapi import OpenAPIBuilder, swagger_ui
+from kubelite.endpoints.openapi import OpenAPIBuilder, swagger_ui, v2_protobuf
+
+_T = TypeVar("_T")
+
+#: what /openapi/v2 answers, by what the client accepts, in kube-openapi's order: (type, subtype,
+#: the Content-Type answered, whether it is protobuf). Both spellings of the protobuf type get the one
+#: without `@`, which (unlike the other) is a valid media type to Go's mime parser.
+_V2_ENCODINGS = (
+    ("application", "json", "application/json", False),
+    ("application", v2_protobuf.MEDIA_TYPE.partition("/")[2], v2_protobuf.CONTENT_TYPE, True),
+    ("application", v2_protobuf.CONTENT_TYPE.partition("/")[2], v2_protobuf.CONTENT_TYPE, True),
+)
+
+
+def _v2_encoding(accept: str | None) -> tuple[str, bool] | None:
+    """The Content-Type to answer /openapi/v2 with and whether it is protobuf; None: nothing acceptable.
+
+    As kube-openapi: the client's media ranges best first, each matched against the encodings in order.
+    """
+    for media in serializers.parse_media_types(accept):
+        main, _, sub = media.type.partition("/")
+        for enc_main, enc_sub, content_type, protobuf in _V2_ENCODINGS:
+            if main in (enc_main, "*") and sub in (enc_sub, "*"):
+                return content_type, protobuf
+    return None
 
 
 def _wants_aggregated(accept: str | None) -> str | None:
@@ -73,6 +100,12 @@ class OpenAPIHandlers:
     def __init__(self, builder: OpenAPIBuilder) -> None:
         self.builder = builder
 
+    async def _built(self, what: str, build: Callable[[], _T]) -> _T:
+        # a document that changed since it was last served is rendered off the event loop
+        if self.builder.is_built(what):
+            return build()
+        return await asyncio.to_thread(build)
+
     @staticmethod
     def _respond(request: web.Request, body: bytes, headers: dict[str, str], status: int = 200) -> web.Response:
         if status == 200 and request.headers.get("If-None-Match") == headers.get("Etag"):
@@ -80,22 +113,27 @@ class OpenAPIHandlers:
         return web.Response(status=status, body=body or None, headers=headers)
 
     async def v3_index(self, request: web.Request) -> web.Response:
-        body, tag = self.builder.v3_index_document()
+        body, tag = await self._built("index", self.builder.v3_index_document)
         headers = {"Content-Type": "application/json", "Etag": f'"{tag}"', "Vary": "Accept"}
         return self._respond(request, body, headers)
 
     async def v3_document(self, request: web.Request, gv_path: str) -> web.Response:
-        reply = self.builder.v3_reply(gv_path, request.query.get("hash"))
+        requested_hash = request.query.get("hash")
+        reply = await self._built(gv_path, lambda: self.builder.v3_reply(gv_path, requested_hash))
         if reply.status == 404:
             raise _not_found()
         return self._respond(request, reply.body, dict(reply.headers), reply.status)
 
     async def v2(self, request: web.Request) -> web.Response:
-        accept = request.headers.get("Accept") or ""
-        if "protobuf" in accept and "json" not in accept and "*/*" not in accept:
-            raise errors.not_acceptable()
-        body, tag = self.builder.v2_document()
-        headers = {"Content-Type": "application/json", "Etag": f'"{tag}"', "Vary": "Accept"}
+        encoding = _v2_encoding(request.headers.get("Accept"))
+        if encoding is None:
+            return web.Response(status=406, headers={"Vary": "Accept"})  # kube-openapi's bare 406
+        content_type, protobuf = encoding
+        if protobuf:
+            body, tag = await self._built("v2-protobuf", self.builder.v2_protobuf)
+        else:
+            body, tag = await self._built("v2", self.builder.v2_document)
+        headers = {"Content-Type": content_type, "Etag": f'"{tag}"', "Vary": "Accept"}
         return self._respond(request, body, headers)
 
     async def swagger_ui(self, request: web.Request, name: str) -> web.Response:

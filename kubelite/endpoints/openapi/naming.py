@@ -46,3 +46,9 @@ def operation_id(verb: str, group: str, version: str | None, rest: str) -> str:
 def subresource_word(subresource: str) -> str:
     """`status` -> `Status`; kube title-cases the subresource in its operation ids."""
     return subresource[:1].upper() + subresource[1:]
+
+
+def model_name(group: str, version: str, kind: str) -> str:
+    """The definition name of a kind that has no Go type (a custom resource's), as kube's CRD OpenAPI builder
+    writes it: the group's labels reversed, then version and kind (`com.example.stable.v1.CronTab`)."""
+    return ".".join([*reversed(group.split(".")), version, kind])

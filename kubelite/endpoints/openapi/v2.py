@@ -7,7 +7,7 @@ per-media-type content, and parameter types inline rather than under `schema`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kubelite.endpoints.openapi.model import Operation, Param, PathItem, Schema
@@ -85,11 +85,15 @@ def path_item(item: PathItem) -> dict[str, Any]:
     return out
 
 
-def document(items: Iterable[PathItem], version: str) -> dict[str, Any]:
-    """The complete swagger 2.0 document for the given paths, with every definition they reach."""
+def document(
+    items: Iterable[PathItem], version: str, components: Callable[[Iterable[str]], dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The complete swagger 2.0 document for the given paths, with every definition they reach (the
+    built-in ones, unless `components` says otherwise)."""
     paths = {item.path: path_item(item) for item in items}
+    refs = references(paths)
     return {
-        "definitions": component_schemas(references(paths), "v2"),
+        "definitions": components(refs) if components is not None else component_schemas(refs, "v2"),
         "info": {"title": TITLE, "version": version},
         "paths": paths,
         "security": [{"BearerToken": []}],

@@ -9,13 +9,19 @@ merge keys of a client-side apply.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kubelite.endpoints.openapi.model import Body, Operation, Param, PathItem, Response, Schema
 from kubelite.endpoints.openapi.schemas import REF_PREFIX, component_schemas, references
 
 TITLE = "Kubernetes"
+#: what apiextensions-apiserver calls the documents of group-versions served by CRDs alone
+CUSTOM_TITLE = "Kubernetes CRD Swagger"
+CUSTOM_VERSION = "v0.1.0"
+
+#: the schemas a document's references reach, by definition name
+Components = Callable[[Iterable[str]], dict[str, Any]]
 
 SECURITY_SCHEMES = {
     "BearerToken": {
@@ -90,14 +96,24 @@ def path_item(item: PathItem) -> dict[str, Any]:
     return out
 
 
-def document(items: Iterable[PathItem], version: str) -> dict[str, Any]:
-    """A complete v3 document for the given paths, with every schema they reach."""
+def document(
+    items: Iterable[PathItem], version: str, components: Components | None = None, *, custom: bool = False
+) -> dict[str, Any]:
+    """A complete v3 document for the given paths, with every schema they reach (the built-in ones,
+    unless `components` says otherwise). A `custom` document, of custom resources only, is titled and
+    versioned as apiextensions-apiserver does, and declares no security schemes."""
     paths = {item.path: path_item(item) for item in items}
+    refs = references(paths)
+    schemas = components(refs) if components is not None else component_schemas(refs, "v3")
+    if custom:
+        return {
+            "components": {"schemas": schemas},
+            "info": {"title": CUSTOM_TITLE, "version": CUSTOM_VERSION},
+            "openapi": "3.0.0",
+            "paths": paths,
+        }
     return {
-        "components": {
-            "schemas": component_schemas(references(paths), "v3"),
-            "securitySchemes": SECURITY_SCHEMES,
-        },
+        "components": {"schemas": schemas, "securitySchemes": SECURITY_SCHEMES},
         "info": {"title": TITLE, "version": version},
         "openapi": "3.0.0",
         "paths": paths,
