@@ -9,6 +9,7 @@ custom resources from its first request. Afterwards its controllers follow the C
 from __future__ import annotations
 
 from kubelite.apiextensions import names
+from kubelite.apiextensions import openapi as crd_openapi
 from kubelite.apiextensions.controllers.finalizer import FinalizerController
 from kubelite.apiextensions.controllers.naming import NamingController
 from kubelite.apiextensions.controllers.serving import ServingController
@@ -25,6 +26,7 @@ from kubelite.client.clock import Clock
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import ControlLoop
 from kubelite.endpoints.installer import ResourceRoutes, ScopeOptions
+from kubelite.endpoints.openapi import OpenAPIBuilder
 from kubelite.registry.options import ListParams
 from kubelite.registry.registration import Registry
 from kubelite.registry.tables.base import TableSpec
@@ -32,6 +34,23 @@ from kubelite.registry.tables.base import TableSpec
 
 def _table(crd: Obj, version: str) -> TableSpec | None:
     return table_for(names.printer_columns(crd, version))
+
+
+class OpenAPIDocuments(OpenAPISink):
+    """The served OpenAPI documents, following what each CRD publishes (kube's openapi controller)."""
+
+    def __init__(self, builder: OpenAPIBuilder) -> None:
+        self.builder = builder
+        self._published: dict[str, Obj] = {}
+
+    def crd_served(self, crd: Obj) -> None:
+        name = str(crd["metadata"]["name"])
+        crd_openapi.sync(self.builder, self._published.get(name), crd)
+        self._published[name] = crd
+
+    def crd_removed(self, crd: Obj) -> None:
+        name = str(crd["metadata"]["name"])
+        crd_openapi.sync(self.builder, self._published.pop(name, crd), None)
 
 
 class APIExtensionServer:
@@ -44,10 +63,13 @@ class APIExtensionServer:
         """Register the CRD resource's storage (before the routes are installed)."""
         await self.registry.register(crds.SPEC, crds.registration())
 
-    def install(self, routes: ResourceRoutes, options: ScopeOptions, openapi: OpenAPISink | None = None) -> None:
-        """Install the CRD resource's routes, and take the routes custom resources will be installed in."""
+    def install(self, routes: ResourceRoutes, options: ScopeOptions, openapi: OpenAPIBuilder | None = None) -> None:
+        """Install the CRD resource's routes and OpenAPI, and take the routes and documents custom resources will
+        be added to."""
         key = (crds.SPEC.group, crds.SPEC.resource)
         routes.install(crds.SPEC, self.registry.stores[key], self.registry.subresources[key], options)
+        if openapi is not None:
+            openapi.add_resource(crds.SPEC)
         resolver = EndpointsResolver(self.registry)
         self.serving = CustomResourceServing(
             self.registry,
@@ -57,7 +79,7 @@ class APIExtensionServer:
             rules=version_rules,
             table=_table,
             converter=lambda crd: converter_for(crd, resolver),
-            openapi=openapi,
+            openapi=OpenAPIDocuments(openapi) if openapi is not None else None,
         )
 
     async def serve_stored(self) -> None:

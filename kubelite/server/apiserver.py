@@ -179,10 +179,10 @@ class APIServer:
             else:
                 handler = HandlerStorage(spec, ("POST",), computed.get(key) or review)
                 routes.install(spec, handler, {}, options, scope_store=registry.store("", "pods"))
-        self.extensions.install(routes, options)
+        self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)
+        self.extensions.install(routes, options, self.openapi)
         address = self._advertised
         discovery = DiscoveryHandlers(Discovery(routes.api_resources, GROUP_ORDER, address))
-        self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)
         openapi = OpenAPIHandlers(self.openapi)
 
         async def ready() -> bool:

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from kubelite.apimachinery.errors import StatusError
 from kubelite.endpoints.handlers import params
-from kubelite.endpoints.handlers.list_encoding import encode_list_json, strip_type_meta
+from kubelite.endpoints.handlers.list_encoding import encode_list_json
 from kubelite.endpoints.handlers.negotiation import Conversion, negotiate, write_object
 from kubelite.endpoints.handlers.scope import RequestScope
 from kubelite.endpoints.handlers.table import include_object_param, partial_metadata, to_table
@@ -66,7 +66,8 @@ async def list_(request: web.Request, scope: RequestScope, info: RequestInfo) ->
         body = encode_list_json(listed, scope.encodings.json_items)
         return web.Response(body=body, headers={"Content-Type": "application/json"})
     # items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them
-    listed["items"] = [strip_type_meta(item) for item in listed["items"]]
+    form = scope.encodings.json_items.item_form
+    listed["items"] = [form(item) for item in listed["items"]]
     return write_object(listed, negotiated)
 
 

@@ -38,6 +38,10 @@ def strip_type_meta(item: Obj) -> Obj:
     return {k: v for k, v in item.items() if k not in TYPE_META}
 
 
+def _as_is(item: Obj) -> Obj:
+    return item
+
+
 class EncodingBudget:
     """The bytes the item caches sharing it hold together: `used` <= `max_bytes` after every insertion."""
 
@@ -68,9 +72,11 @@ class EncodingBudget:
 class EncodedItems:
     """Least recently used JSON encodings of one group-version's items, within a shared budget."""
 
-    def __init__(self, budget: EncodingBudget | int, *, group_version: str) -> None:
+    def __init__(self, budget: EncodingBudget | int, *, group_version: str, keep_type_meta: bool = False) -> None:
         #: the apiVersion whose field names the kept bytes carry
         self.group_version = group_version
+        #: custom resources' lists are unstructured: their items keep kind and apiVersion, as kube writes them
+        self.item_form = _as_is if keep_type_meta else strip_type_meta
         self.budget = budget if isinstance(budget, EncodingBudget) else EncodingBudget(budget)
         self.budget.join(self)
         self._entries: OrderedDict[tuple[str, str], bytes] = OrderedDict()
@@ -87,12 +93,12 @@ class EncodedItems:
     def encode(self, item: Obj) -> bytes:
         ident = content_identity(item)
         if ident is None:
-            return orjson.dumps(strip_type_meta(item))
+            return orjson.dumps(self.item_form(item))
         data = self._entries.get(ident)
         if data is not None:
             self._entries.move_to_end(ident)
             return data
-        data = orjson.dumps(strip_type_meta(item))
+        data = orjson.dumps(self.item_form(item))
         self._entries[ident] = data
         self.bytes += len(data)
         budget = self.budget
@@ -127,7 +133,8 @@ class ResourceEncodings:
         """The encodings of `spec`'s serving path; `table` is its storage's TableConvertor (the kind's entry in
         the printers' index when not given)."""
         table = table or TABLES.get((spec.group, spec.resource)) or default_table()
-        return cls(json_items=EncodedItems(budget, group_version=spec.api_version), table_row=table.printer())
+        items = EncodedItems(budget, group_version=spec.api_version, keep_type_meta=spec.custom)
+        return cls(json_items=items, table_row=table.printer())
 
 
 def encode_list_json(listed: dict[str, Any], items: EncodedItems) -> bytes:
