@@ -63,6 +63,9 @@ class APIResource:
         )
 
 
+_CUSTOM_VERB_ORDER = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
+
+
 def describe(spec: ResourceSpec, storage: object, subresources: Mapping[str, object]) -> APIResource:
     """What `storage` (and its subresources' storage) says of itself, as discovery lists it."""
     subs = []
@@ -74,6 +77,9 @@ def describe(spec: ResourceSpec, storage: object, subresources: Mapping[str, obj
             group = sub.group if sub.group is not None else spec.group
             version, kind = sub.version or spec.version, sub.kind or spec.kind
         subs.append(APISubresource(sub.name, group, version, kind, rest.discovery_verbs(sub_storage)))
+    verbs = rest.discovery_verbs(storage)
+    if spec.custom:  # kube's CRD discovery lists a fixed order, not the installer's sorted one
+        verbs = tuple(sorted(verbs, key=_CUSTOM_VERB_ORDER.index))
     return APIResource(
         spec.group,
         spec.version,
@@ -81,7 +87,7 @@ def describe(spec: ResourceSpec, storage: object, subresources: Mapping[str, obj
         spec.kind,
         storage.singular_name() if isinstance(storage, rest.SingularNameProvider) else spec.singular,
         storage.namespace_scoped() if isinstance(storage, rest.Scoper) else spec.namespaced,
-        rest.discovery_verbs(storage),
+        verbs,
         storage.short_names() if isinstance(storage, rest.ShortNamesProvider) else (),
         storage.categories() if isinstance(storage, rest.CategoriesProvider) else (),
         tuple(subs),

@@ -141,7 +141,7 @@ class ResourceRoutes:
                 )
         api_resource = describe(spec, storage, paths)
         declared = APIResource.declared(spec)
-        if api_resource.verbs != declared.verbs or [s.verbs for s in api_resource.subresources] != [
+        if sorted(api_resource.verbs) != sorted(declared.verbs) or [s.verbs for s in api_resource.subresources] != [
             s.verbs for s in declared.subresources
         ]:
             # the spec's verbs are what OpenAPI publishes: they must be what the storage serves

@@ -111,8 +111,8 @@ def test_discovery_lists_the_new_resource_and_the_etag_changes(server: KubeliteP
     assert resource["responseKind"] == {"group": "disco.example.com", "version": "v1", "kind": "Sprocket"}
     assert resource["scope"] == "Namespaced"
     assert resource["shortNames"] == ["spr"]
-    # sorted, as kube's installer lists the verbs of every resource
-    assert resource["verbs"] == ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+    # in the order kube's CRD discovery lists them
+    assert resource["verbs"] == ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
     rows = parse_table(server.kubectl("api-resources", "--api-group=disco.example.com").stdout)
     assert rows[1] == ["sprockets", "spr", "disco.example.com/v1", "true", "Sprocket"]
     legacy = server.http("GET", "/apis/disco.example.com/v1").json()
@@ -378,9 +378,11 @@ def test_creates_are_refused_while_the_crd_terminates(server: KubeliteProcess) -
     refused = server.http(
         "POST", base, {"apiVersion": "term.example.com/v1", "kind": "Stone", "metadata": {"name": "t"}}
     )
-    assert refused.status == 405
-    assert refused.json()["message"] == "create not allowed while custom resource definition is terminating"
-    assert refused.json()["reason"] == "MethodNotAllowed"
+    assert refused.status == 403
+    assert refused.json()["message"] == (
+        'stones.term.example.com "t" is forbidden: create not allowed while custom resource definition is terminating'
+    )
+    assert refused.json()["reason"] == "Forbidden"
     # the object's own finalizer holds the CRD until it is removed
     server.http(
         "PATCH",

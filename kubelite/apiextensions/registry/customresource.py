@@ -139,8 +139,9 @@ class CustomResourceStore(Store):
         mutate: MutateFunc | None = None,
         validate: ValidateFunc | None = None,
     ) -> Obj:
-        if self.terminating():
-            refused = errors.method_not_supported(self.spec.group_resource, "create")
-            refused.message = "create not allowed while custom resource definition is terminating"
-            raise refused
+        if self.terminating():  # kube's forbidCreateAdmission
+            name = str((obj.get("metadata") or {}).get("name") or "") if isinstance(obj, dict) else ""
+            raise errors.forbidden(
+                self.spec.group_resource, name, "create not allowed while custom resource definition is terminating"
+            )
         return await super().create(namespace, obj, params, mutate=mutate, validate=validate)
