@@ -75,10 +75,12 @@ class VersionedStorage:
 
     async def read(self, obj: Obj) -> Obj:
         """A stored object as this version shows it: converted and defaulted, the caller's own."""
+        # a private copy first: the cache's objects are shared, and hold encoded parts (Fragments) a webhook
+        # cannot be sent
+        obj = deep_copy(obj)
         converted = obj.get("apiVersion") != self.api_version
         if converted:
             (obj,) = await self._converter.convert([obj], self.api_version)
-        obj = deep_copy(obj)
         if converted and self._prune is not None:
             self._prune(obj)
         if self._default is not None:
@@ -86,13 +88,13 @@ class VersionedStorage:
         return obj
 
     async def _read_all(self, objs: list[Obj]) -> list[Obj]:
-        foreign = [obj for obj in objs if obj.get("apiVersion") != self.api_version]
         out = [deep_copy(obj) for obj in objs]
+        foreign = [obj for obj in out if obj.get("apiVersion") != self.api_version]
         if foreign:
             converted = iter(await self._converter.convert(foreign, self.api_version))
-            for index, obj in enumerate(objs):
+            for index, obj in enumerate(out):
                 if obj.get("apiVersion") != self.api_version:
-                    out[index] = deep_copy(next(converted))
+                    out[index] = next(converted)
                     if self._prune is not None:
                         self._prune(out[index])
         if self._default is not None:
@@ -104,8 +106,7 @@ class VersionedStorage:
         target = self._storage_api_version()
         if obj.get("apiVersion") == target:
             return obj
-        (converted,) = await self._converter.convert([obj], target)
-        converted = deep_copy(converted)
+        (converted,) = await self._converter.convert([deep_copy(obj)], target)
         if self._prune is not None:
             self._prune(converted)
         return converted
