@@ -140,7 +140,8 @@ class CustomResourceStore(Store):
         validate: ValidateFunc | None = None,
     ) -> Obj:
         if self.terminating():  # kube's forbidCreateAdmission
-            name = str((obj.get("metadata") or {}).get("name") or "") if isinstance(obj, dict) else ""
+            meta = obj.get("metadata")
+            name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
             raise errors.forbidden(
                 self.spec.group_resource, name, "create not allowed while custom resource definition is terminating"
             )
