@@ -3,7 +3,8 @@ the storage of the resource and of its subresources from a small `StorageContext
 `NewStorage(optsGetter)` and the group's `RESTStorageProvider`), and the `Registry` holds what was built.
 
 Registration is data, not a fixed table: `Registry.register` takes any ResourceSpec with any Registration,
-while the server runs too (custom resources next), and starts the watch caches it needs.
+while the server runs too (custom resources: `apiextensions.serving`), and starts the watch caches it needs;
+`unregister` closes them again.
 """
 
 from __future__ import annotations
