@@ -21,6 +21,7 @@ from kubelite.apimachinery import errors
 from kubelite.endpoints.api_resource import APIResource, describe
 from kubelite.endpoints.handlers import create, delete, get, patch, subresources, update, watch
 from kubelite.endpoints.handlers.list_encoding import EncodingBudget, ResourceEncodings
+from kubelite.endpoints.handlers.negotiation import refuse_protobuf
 from kubelite.endpoints.handlers.scope import RequestScope, SubresourceHandler
 from kubelite.endpoints.request_context import WARNINGS
 from kubelite.endpoints.request_info import RequestInfo
@@ -197,6 +198,8 @@ class ResourceRoutes:
         spec = scope.spec
         if spec.warning:
             request[WARNINGS].append(f'299 - "{spec.warning}"')
+        if spec.custom and info.subresource != "scale":  # Scale is a built-in kind, with a protobuf form
+            refuse_protobuf(request)
         # /namespaces/{name} puts the name in info.namespace (kube's RequestInfo): only there may a cluster-scoped
         # resource's request carry a namespace
         if len(info.parts) > 3 or (not spec.namespaced and info.namespace and info.parts[0] != "namespaces"):

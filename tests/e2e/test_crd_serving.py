@@ -171,6 +171,23 @@ def test_custom_resources_support_every_verb(server: KubeliteProcess) -> None:
     )
     assert proto.status == 200
     assert proto.headers["content-type"] == "application/json"
+    only_proto = server.http(
+        "GET",
+        "/apis/verbs.example.com/v1/namespaces/default/things/a",
+        headers={"Accept": "application/vnd.kubernetes.protobuf"},
+    )
+    assert only_proto.status == 406
+    proto_body = server.http(
+        "POST",
+        "/apis/verbs.example.com/v1/namespaces/default/things",
+        b"k8s\x00",
+        headers={"Content-Type": "application/vnd.kubernetes.protobuf"},
+    )
+    assert proto_body.status == 415
+    assert proto_body.json()["message"] == (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml"
+    )
     server.kubectl("delete", "thing", "b")
     assert server.kubectl("get", "things", "-o", "name").stdout.split() == ["thing.verbs.example.com/a"]
     gone = server.http("DELETE", "/apis/verbs.example.com/v1/namespaces/default/things")

@@ -49,6 +49,26 @@ _CONVERSIONS = {
 }
 
 
+#: what custom resources are read and written in: kube's CRD handler has no protobuf serializer
+CUSTOM_MEDIA_TYPES = "application/json, application/yaml"
+
+
+def refuse_protobuf(request: web.BaseRequest) -> None:
+    """A custom resource's request in protobuf only: its body is a 415, an Accept of nothing else a 406."""
+    if serializers.content_type_of(request.headers.get("Content-Type")) == protobuf.MEDIA_TYPE:
+        raise StatusError(
+            415,
+            "UnsupportedMediaType",
+            f"the body of the request was in an unknown format - accepted media types include: {CUSTOM_MEDIA_TYPES}",
+        )
+    accept = request.headers.get("Accept")
+    if accept:
+        ranges = serializers.parse_media_types(accept)
+        if ranges and all(media.type == protobuf.MEDIA_TYPE for media in ranges):
+            why = f"only the following media types are accepted: {CUSTOM_MEDIA_TYPES}"
+            raise StatusError(406, "NotAcceptable", why)
+
+
 def negotiate(accept: str | None, *, allow_conversion: bool = True) -> Negotiated:
     """The first acceptable media range wins; one asking for a conversion we cannot do is skipped, as kube
     skips it (any of `as`, `g`, `v` asks for one, and only meta.k8s.io v1/v1beta1 kinds are offered)."""
