@@ -33,10 +33,13 @@ __all__ = ["CustomResourceSchema", "FieldError", "pattern_compile_error", "valid
 class CustomResourceSchema:
     """One CRD version's schema, compiled for the custom resource request path."""
 
-    __slots__ = ("_defaults", "_embedded", "_list_types", "_structural", "_validator")
+    __slots__ = ("_defaults", "_embedded", "_list_types", "_status_validator", "_structural", "_validator")
 
     def __init__(self, openapi_v3_schema: Mapping[str, Any]) -> None:
         self._validator = SchemaNode(openapi_v3_schema)
+        status_schema = (openapi_v3_schema.get("properties") or {}).get("status")
+        # the status subresource validates `status` alone, against the schema's status property
+        self._status_validator = SchemaNode(status_schema) if isinstance(status_schema, Mapping) else None
         self._structural = StructuralNode(openapi_v3_schema)
         self._defaults = compile_defaulting(self._structural)
         self._embedded = compile_embedded(self._structural)
@@ -52,16 +55,43 @@ class CustomResourceSchema:
         prune_non_nullable_nulls(obj, self._structural)
 
     def validate(self, obj: Mapping[str, Any]) -> list[FieldError]:
-        """Every schema error of a whole custom resource."""
+        """Every schema error of a whole custom resource, as on create."""
+        errs = self._schema_errors(obj)
+        errs.extend(self._list_type_errors(obj))
+        return errs
+
+    def validate_update(self, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+        """The schema errors of an updated custom resource. Value errors are not ratcheted; set and map lists
+        are, as kube does: their errors count only when the old object had none."""
+        errs = self._schema_errors(new)
+        list_errs = self._list_type_errors(new)
+        if list_errs and not self._list_type_errors(old):
+            errs.extend(list_errs)
+        return errs
+
+    def validate_status_update(self, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+        """The schema errors of a write to the status subresource: `status` against its own schema, errors
+        under `status`, and the set and map lists of the whole object (ratcheted as on update)."""
+        errs: list[FieldError] = []
+        if self._status_validator is not None and "status" in new:
+            raw: list[RawError] = []
+            self._status_validator.validate(new["status"], "", raw)
+            errs = to_field_errors(raw, "status") if raw else []
+        list_errs = self._list_type_errors(new)
+        if list_errs and not self._list_type_errors(old):
+            errs.extend(list_errs)
+        return errs
+
+    def _schema_errors(self, obj: Mapping[str, Any]) -> list[FieldError]:
         raw: list[RawError] = []
         self._validator.validate(obj, "", raw)
         errs = to_field_errors(raw) if raw else []
         if self._embedded is not None:
             self._embedded.validate(obj, "", errs)
+        return errs
+
+    def _list_type_errors(self, obj: Mapping[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
         if self._list_types is not None:
             self._list_types.validate(obj, "", errs)
         return errs
-
-    def validate_update(self, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-        """The schema errors of an updated custom resource; errors are not ratcheted, so this is `validate`."""
-        return self.validate(new)

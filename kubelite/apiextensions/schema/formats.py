@@ -181,10 +181,15 @@ def is_email(text: str) -> bool:
 
 # -- hostnames and Kubernetes names -----------------------------------------------------------------------
 
-# the registry's own pattern uses Unicode classes (\p{S}, \p{L}), which RE2 matches exactly
+# the registry's own pattern uses Unicode classes (\p{S}, \p{L}), which RE2 matches exactly; its
+# automaton is large, so RE2 gets more memory for it (and keeps its complaints to itself)
+_HOSTNAME_OPTIONS: Final = re2.Options()
+_HOSTNAME_OPTIONS.log_errors = False
+_HOSTNAME_OPTIONS.max_mem = 64 << 20
 _HOSTNAME: Final = re2.compile(
     r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]"
-    r"{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$"
+    r"{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$",
+    options=_HOSTNAME_OPTIONS,
 )
 
 

@@ -181,6 +181,7 @@ class SchemaNode:
         "properties",
         "required",
         "type_applies",
+        "type_kinds",
         "type_text",
         "types",
         "unique_items",
@@ -198,6 +199,10 @@ class SchemaNode:
         self.format = formats.effective_format(single_type, schema.get("format") or "")
         self.format_check = formats.checker(self.format) if self.format else None
         self.type_applies = bool(self.types) or bool(self.format)
+        # the Python types that pass the type check outright (floats need a look at their value)
+        self.type_kinds = frozenset(kind for kind, (name, _) in _TYPE_NAMES.items() if name in self.types)
+        if "number" in self.types:
+            self.type_kinds |= {int}
 
         enum = schema.get("enum")
         self.enum: list[Any] | None = list(enum) if enum else None
@@ -270,7 +275,10 @@ class SchemaNode:
         # the final Inc, and the composition and enum validators, which always apply
         count = 3
         if self.type_applies:
-            count += 2 if self._check_type(value, kind, name, errs) else 1
+            if kind in self.type_kinds or self._check_type(value, kind, name, errs):
+                count += 2
+            else:
+                count += 1
         if self.any_of or self.one_of or self.all_of or self.not_ is not None:
             count += self._validate_composition(value, name, errs)
         count += 1
@@ -403,7 +411,11 @@ class SchemaNode:
 
     def _validate_number(self, value: int | float, name: str, errs: list[RawError]) -> None:
         if self.number_type:
-            error = _range_error(value, self.number_type, self.number_format, "Checked", name)
+            if type(value) is int and self.number_type == "integer":
+                low, high = _INT32_RANGE if self.number_format == "int32" else _INT64_RANGE
+                error = None if low <= value <= high else self._bound_text("Checked", name)
+            else:
+                error = _range_error(value, self.number_type, self.number_format, "Checked", name)
             if error is not None:
                 errs.append((COMPOSITE, name, error, "", 0))
         native = type(value) is int
