@@ -183,7 +183,7 @@ KEYWORD_CASES: list[tuple[str, dict[str, Any], Any, list[str]]] = [
         "maximum-big-float",
         {"type": "number", "maximum": 1e6},
         2e6,
-        ["spec.x: Invalid value: 2000000: spec.x in body should be less than or equal to 1e+06"],
+        ["spec.x: Invalid value: 2e+06: spec.x in body should be less than or equal to 1e+06"],
     ),
     (
         "integer-fractional-maximum",
@@ -502,6 +502,17 @@ def test_validate_value_puts_errors_under_the_path() -> None:
         f'{path}: Invalid value: "string":  in body must be of type integer: "string"',
     ]
     assert validate_value(3, {"type": "integer", "maximum": 10}, path) == []
+
+
+def test_validate_value_reads_int_or_string_as_the_structural_schema_does() -> None:
+    # defaults are checked against the structural schema, where int-or-string has no type of its own
+    path = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[port].default"
+    schema = {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert validate_value("http", schema, path) == []
+    assert [str(e) for e in validate_value(True, schema, path)] == [
+        f'{path}: Invalid value: "": "" must validate at least one schema (anyOf)',
+        f'{path}: Invalid value: "boolean":  in body must be of type integer: "boolean"',
+    ]
 
 
 def test_pattern_compile_errors_read_as_go() -> None:

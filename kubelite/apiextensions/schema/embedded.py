@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from kubelite.apiextensions.schema.structural import StructuralNode, relevant
+from kubelite.apiextensions.schema.validation import go_bad_value
 from kubelite.apimachinery import gofmt
 from kubelite.apimachinery.validation import FieldError, is_dns1035_label, validate_object_meta
 
@@ -90,7 +91,7 @@ def validate_embedded_resource(value: dict[str, Any], path: str) -> list[FieldEr
         if key == "apiVersion":
             field = prefix + "apiVersion"
             if type(item) is not str:
-                errs.append(FieldError.invalid(field, _shown(item), "must be a string"))
+                errs.append(FieldError.invalid(field, go_bad_value(item), "must be a string"))
             elif not item:
                 errs.append(FieldError.invalid(field, item, "must not be empty"))
             elif (error := _parse_group_version_error(item)) is not None:
@@ -98,7 +99,7 @@ def validate_embedded_resource(value: dict[str, Any], path: str) -> list[FieldEr
         elif key == "kind":
             field = prefix + "kind"
             if type(item) is not str:
-                errs.append(FieldError.invalid(field, _shown(item), "must be a string"))
+                errs.append(FieldError.invalid(field, go_bad_value(item), "must be a string"))
             elif not item:
                 errs.append(FieldError.invalid(field, item, "must not be empty"))
             elif problems := is_dns1035_label(item.lower()):
@@ -108,7 +109,7 @@ def validate_embedded_resource(value: dict[str, Any], path: str) -> list[FieldEr
             field = prefix + "metadata"
             error = _meta_decode_error(item)
             if error is not None:
-                errs.append(FieldError.invalid(field, _shown(item), error))
+                errs.append(FieldError.invalid(field, go_bad_value(item), error))
                 continue
             meta = dict(item or {})
             if not meta.get("name"):
@@ -123,14 +124,6 @@ def validate_embedded_resource(value: dict[str, Any], path: str) -> list[FieldEr
                 )
             )
     return errs
-
-
-def _shown(value: Any) -> Any:
-    if type(value) is dict:
-        return {key: _shown(value[key]) for key in sorted(value)}
-    if type(value) is list:
-        return [_shown(item) for item in value]
-    return value
 
 
 class EmbeddedNode:

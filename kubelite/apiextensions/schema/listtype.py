@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apiextensions.schema.structural import StructuralNode, relevant
+from kubelite.apiextensions.schema.validation import go_bad_value
 from kubelite.apimachinery import gofmt
 from kubelite.apimachinery.validation import FieldError
 
@@ -83,7 +84,7 @@ class ListTypeNode:
 
     def _validate_array(self, value: list[Any], path: str, errs: list[FieldError]) -> None:
         if self.list_type == "set":
-            errs.extend(FieldError.duplicate(f"{path}[{i}]", _shown(value[i])) for i in _duplicates(value))
+            errs.extend(FieldError.duplicate(f"{path}[{i}]", go_bad_value(value[i])) for i in _duplicates(value))
         elif self.list_type == "map":
             errs.extend(self._validate_map_list(value, path))
         if self.items is not None:
@@ -94,26 +95,18 @@ class ListTypeNode:
         for index, item in enumerate(value):
             if item is not None and type(item) is not dict:
                 detail = "must be an object for an array of list-type map"
-                return [FieldError.invalid(f"{path}[{index}]", _shown(item), detail)]
+                return [FieldError.invalid(f"{path}[{index}]", go_bad_value(item), detail)]
         if len(value) <= 1:
             return []
         if len(self.list_map_keys) == 1:
             (key_field,) = self.list_map_keys
             keys = [_MISSING if item is None or key_field not in item else item[key_field] for item in value]
             return [
-                FieldError.duplicate(f"{path}[{i}]", {} if keys[i] is _MISSING else {key_field: _shown(keys[i])})
+                FieldError.duplicate(f"{path}[{i}]", {} if keys[i] is _MISSING else go_bad_value({key_field: keys[i]}))
                 for i in _duplicates(keys)
             ]
         compound = [{} if item is None else {k: item[k] for k in self.list_map_keys if k in item} for item in value]
-        return [FieldError.duplicate(f"{path}[{i}]", _shown(compound[i])) for i in _duplicates(compound)]
-
-
-def _shown(value: Any) -> Any:
-    if type(value) is dict:
-        return {key: _shown(value[key]) for key in sorted(value)}
-    if type(value) is list:
-        return [_shown(item) for item in value]
-    return value
+        return [FieldError.duplicate(f"{path}[{i}]", go_bad_value(compound[i])) for i in _duplicates(compound)]
 
 
 def compile_list_types(root: StructuralNode) -> ListTypeNode | None:

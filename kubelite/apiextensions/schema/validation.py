@@ -135,12 +135,23 @@ def _enum_equal(value: Any, allowed: Any) -> bool:
     return False
 
 
-def _go_map_order(value: Any) -> Any:
-    """A value as Go prints a map: keys sorted (FieldError keeps a dict's own order)."""
+def go_bad_value(value: Any) -> Any:
+    """A bad value as field.Error prints an unstructured one: a float64 with `%v` (`2e+06`, where FieldError
+    alone would print an integral float as an integer), maps as JSON with their keys sorted."""
+    if type(value) is float:
+        return RawValue(gofmt.float_v(value))
     if type(value) is dict:
-        return {k: _go_map_order(value[k]) for k in sorted(value)}
+        return _sorted_keys(value)
     if type(value) is list:
-        return [_go_map_order(item) for item in value]
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
+def _sorted_keys(value: Any) -> Any:
+    if type(value) is dict:
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if type(value) is list:
+        return [_sorted_keys(item) for item in value]
     return value
 
 
@@ -187,16 +198,20 @@ class SchemaNode:
         "unique_items",
     )
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
+    def __init__(self, schema: Mapping[str, Any], *, converted: bool = True) -> None:
+        """`converted`: the form kube validates custom resources with (ConvertJSONSchemaProps: an
+        int-or-string node typed `integer,string`, unsupported formats stripped); otherwise the structural
+        schema's own form (ToKubeOpenAPI, used for `default` values: int-or-string untyped, formats kept)."""
         schema_type = schema.get("type") or ""
-        if schema.get("x-kubernetes-int-or-string"):
+        if converted and schema.get("x-kubernetes-int-or-string"):
             self.types: tuple[str, ...] = ("integer", "string")
         else:
             self.types = (schema_type,) if schema_type else ()
         self.type_text = ",".join(self.types)
         single_type = self.types[0] if len(self.types) == 1 else ""
         self.nullable = bool(schema.get("nullable"))
-        self.format = formats.effective_format(single_type, schema.get("format") or "")
+        format_name = schema.get("format") or ""
+        self.format = formats.effective_format(single_type, format_name) if converted else format_name
         self.format_check = formats.checker(self.format) if self.format else None
         self.type_applies = bool(self.types) or bool(self.format)
         # the Python types that pass the type check outright (floats need a look at their value)
@@ -223,7 +238,7 @@ class SchemaNode:
 
         # the number validator checks ranges only for a single integer or number type
         self.number_type = single_type if single_type in ("integer", "number") else ""
-        self.number_format = self.format if self.number_type else ""
+        self.number_format = formats.effective_format(self.number_type, self.format) if self.number_type else ""
         self.multiple_of: float | None = schema.get("multipleOf")
         self.maximum: float | None = schema.get("maximum")
         self.minimum: float | None = schema.get("minimum")
@@ -237,28 +252,28 @@ class SchemaNode:
         self.min_items: int | None = schema.get("minItems")
         self.unique_items = bool(schema.get("uniqueItems"))
         items = schema.get("items")
-        self.items = SchemaNode(items) if isinstance(items, Mapping) else None
+        self.items = SchemaNode(items, converted=converted) if isinstance(items, Mapping) else None
 
         self.max_properties: int | None = schema.get("maxProperties")
         self.min_properties: int | None = schema.get("minProperties")
         self.required: tuple[str, ...] = tuple(schema.get("required") or ())
         self.properties: dict[str, SchemaNode] = {
-            key: SchemaNode(sub) for key, sub in (schema.get("properties") or {}).items()
+            key: SchemaNode(sub, converted=converted) for key, sub in (schema.get("properties") or {}).items()
         }
         additional = schema.get("additionalProperties")
         self.additional: SchemaNode | bool | None
         if isinstance(additional, Mapping):
-            self.additional = SchemaNode(additional)
+            self.additional = SchemaNode(additional, converted=converted)
         elif isinstance(additional, bool):
             self.additional = additional
         else:
             self.additional = None
 
-        self.all_of = tuple(SchemaNode(sub) for sub in schema.get("allOf") or ())
-        self.any_of = tuple(SchemaNode(sub) for sub in schema.get("anyOf") or ())
-        self.one_of = tuple(SchemaNode(sub) for sub in schema.get("oneOf") or ())
+        self.all_of = tuple(SchemaNode(sub, converted=converted) for sub in schema.get("allOf") or ())
+        self.any_of = tuple(SchemaNode(sub, converted=converted) for sub in schema.get("anyOf") or ())
+        self.one_of = tuple(SchemaNode(sub, converted=converted) for sub in schema.get("oneOf") or ())
         not_schema = schema.get("not")
-        self.not_ = SchemaNode(not_schema) if isinstance(not_schema, Mapping) else None
+        self.not_ = SchemaNode(not_schema, converted=converted) if isinstance(not_schema, Mapping) else None
 
     def _bound_error(self, bound: float | None, prefix: str) -> bool:
         # a bound that does not fit the type's format is an error in itself, and turns the check to floats
@@ -570,7 +585,7 @@ def to_field_errors(raw: list[RawError], base: str = "") -> list[FieldError]:
             out.append(FieldError.required(field, ""))
         elif code == ENUM:
             allowed = [v if type(v) is str else gofmt.json(v) for v in extra]
-            shown = RawValue("null") if value is None else _go_map_order(value)
+            shown = RawValue("null") if value is None else go_bad_value(value)
             out.append(FieldError.not_supported(field, shown, allowed))
         elif code == TOO_LONG:
             out.append(FieldError.too_long(field, "", extra))
@@ -579,14 +594,14 @@ def to_field_errors(raw: list[RawError], base: str = "") -> list[FieldError]:
         elif code == TYPE:
             out.append(FieldError.type_invalid(field, "" if value is None else value, message))
         else:
-            out.append(FieldError.invalid(field, "" if value is None else _go_map_order(value), message))
+            out.append(FieldError.invalid(field, "" if value is None else go_bad_value(value), message))
     return out
 
 
 def validate_value(value: Any, schema: Mapping[str, Any] | SchemaNode, path: str) -> list[FieldError]:
-    """Validate one value against one schema node, errors under `path` (kube's ValidateCustomResource with
-    a field path, as the CRD validator checks `default` values)."""
-    node = schema if isinstance(schema, SchemaNode) else SchemaNode(schema)
+    """Validate one value against one schema node, errors under `path`: kube's check of a `default` value
+    (ValidateCustomResource with a field path, against the structural schema's OpenAPI form)."""
+    node = schema if isinstance(schema, SchemaNode) else SchemaNode(schema, converted=False)
     raw: list[RawError] = []
     node.validate(value, "", raw)
     return to_field_errors(raw, path) if raw else []
