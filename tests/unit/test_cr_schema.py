@@ -854,3 +854,94 @@ def test_validate_and_default_a_create_sized_object_cheaply() -> None:
         crs.validate(obj)
     per_object = (time.perf_counter() - start) / rounds
     print(f"\n30-field custom resource defaulted and validated: {per_object * 1e6:.1f} µs")
+
+
+# -- ratcheting on update ----------------------------------------------------------------------------------
+
+RATCHET_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "apiVersion": {"type": "string", "maxLength": 1},
+        "metadata": {"type": "object"},
+        "spec": {
+            "type": "object",
+            "required": ["a"],
+            "properties": {
+                "a": {"type": "string"},
+                "x": {"type": "string", "maxLength": 3},
+                "y": {"type": "integer"},
+                "atomic": {"type": "array", "items": {"type": "string", "maxLength": 1}},
+                "ports": {
+                    "type": "array",
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["name"],
+                    "items": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}, "v": {"type": "string", "maxLength": 1}},
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+    return [str(e) for e in CustomResourceSchema(RATCHET_SCHEMA).validate_update(new, old)]
+
+
+def test_ratcheting_drops_errors_of_unchanged_values() -> None:
+    old = {"apiVersion": "v", "spec": {"a": "", "x": "abcd", "y": 1}}
+    assert update_errors({"apiVersion": "v", "spec": {"a": "", "x": "abcd", "y": 2}}, old) == []
+    assert update_errors({"apiVersion": "v", "spec": {"a": "", "x": "abcde", "y": 1}}, old) == [
+        "spec.x: Too long: may not be more than 3 bytes"
+    ]
+    # on create nothing is ratcheted
+    assert [str(e) for e in CustomResourceSchema(RATCHET_SCHEMA).validate(old)] == [
+        "spec.x: Too long: may not be more than 3 bytes"
+    ]
+
+
+def test_ratcheting_keeps_the_own_errors_of_a_changed_object() -> None:
+    old = {"apiVersion": "v", "spec": {"y": 1}}
+    assert update_errors({"apiVersion": "v", "spec": {"y": 1}}, old) == []
+    assert update_errors({"apiVersion": "v", "spec": {"y": 2}}, old) == ["spec.a: Required value"]
+
+
+def test_ratcheting_pairs_map_list_items_by_key_but_not_atomic_items() -> None:
+    old = {"apiVersion": "v", "spec": {"a": "", "ports": [{"name": "a", "v": "xx"}], "atomic": ["xx"]}}
+    moved = {
+        "apiVersion": "v",
+        "spec": {"a": "", "ports": [{"name": "b", "v": "y"}, {"name": "a", "v": "xx"}], "atomic": ["xx"]},
+    }
+    assert update_errors(moved, old) == []
+    changed = copy.deepcopy(moved)
+    changed["spec"]["ports"][1]["v"] = "xxx"
+    changed["spec"]["atomic"].append("y")
+    assert update_errors(changed, old) == [
+        "spec.ports[1].v: Too long: may not be more than 1 byte",
+        "spec.atomic[0]: Too long: may not be more than 1 byte",
+    ]
+
+
+def test_ratcheting_never_pairs_the_root_type_meta() -> None:
+    old = {"apiVersion": "v1", "metadata": {"resourceVersion": "1"}, "spec": {"a": "", "x": "abcd"}}
+    new = {"apiVersion": "v1", "metadata": {"resourceVersion": "2"}, "spec": {"a": "", "x": "abcd"}}
+    assert update_errors(new, old) == ["apiVersion: Too long: may not be more than 1 byte"]
+
+
+def test_status_update_is_ratcheted() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "status": {
+                "type": "object",
+                "properties": {"n": {"type": "integer", "maximum": 1}, "m": {"type": "integer"}},
+            }
+        },
+    }
+    crs = CustomResourceSchema(schema)
+    assert crs.validate_status_update({"status": {"n": 5, "m": 2}}, {"status": {"n": 5, "m": 1}}) == []
+    assert [str(e) for e in crs.validate_status_update({"status": {"n": 6}}, {"status": {"n": 5}})] == [
+        "status.n: Invalid value: 6: n in body should be less than or equal to 1"
+    ]

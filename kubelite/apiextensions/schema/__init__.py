@@ -10,6 +10,9 @@ strategy's Validate, less ObjectMeta, TypeMeta, scale and CEL rules, which are c
 2. the TypeMeta/ObjectMeta rules of embedded resources (`embedded.py`);
 3. the uniqueness of set and map lists (`listtype.py`).
 
+On update (`validate_update`, `validate_status_update`) errors are ratcheted as kube does by default: a value
+error counts only where the value changed, a list-type error only when the old object had none.
+
 Pruning happens before any of this, in the request path; `prune_nulls` is the null-dropping step kube runs
 right after pruning, and `default` is applied on create, on update and when reading from storage.
 """
@@ -61,9 +64,10 @@ class CustomResourceSchema:
         return errs
 
     def validate_update(self, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-        """The schema errors of an updated custom resource. Value errors are not ratcheted; set and map lists
-        are, as kube does: their errors count only when the old object had none."""
-        errs = self._schema_errors(new)
+        """The schema errors of an updated custom resource, ratcheted as kube does (CRDValidationRatcheting,
+        on by default): a value error counts only where the value differs from the old one, and set and map
+        list errors only when the old object had none."""
+        errs = self._schema_errors(new, old)
         list_errs = self._list_type_errors(new)
         if list_errs and not self._list_type_errors(old):
             errs.extend(list_errs)
@@ -71,20 +75,23 @@ class CustomResourceSchema:
 
     def validate_status_update(self, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
         """The schema errors of a write to the status subresource: `status` against its own schema, errors
-        under `status`, and the set and map lists of the whole object (ratcheted as on update)."""
+        under `status`, and the set and map lists of the whole object (all ratcheted as on update)."""
         errs: list[FieldError] = []
         if self._status_validator is not None and "status" in new:
             raw: list[RawError] = []
-            self._status_validator.validate(new["status"], "", raw)
+            self._status_validator.validate_correlated(new["status"], old.get("status"), "", raw)
             errs = to_field_errors(raw, "status") if raw else []
         list_errs = self._list_type_errors(new)
         if list_errs and not self._list_type_errors(old):
             errs.extend(list_errs)
         return errs
 
-    def _schema_errors(self, obj: Mapping[str, Any]) -> list[FieldError]:
+    def _schema_errors(self, obj: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> list[FieldError]:
         raw: list[RawError] = []
-        self._validator.validate(obj, "", raw)
+        if old is None:
+            self._validator.validate(obj, "", raw)
+        else:
+            self._validator.validate_correlated(obj, old, "", raw)
         errs = to_field_errors(raw) if raw else []
         if self._embedded is not None:
             self._embedded.validate(obj, "", errs)

@@ -19,7 +19,7 @@ kube iterates Go maps in random order; here properties are visited in the object
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubelite.apiextensions.schema import formats, patterns
@@ -38,6 +38,11 @@ INVALID: Final = 5
 COMPOSITE: Final = 6  # not an errors.Validation: reported at the validator's root with an empty value
 
 RawError = tuple[int, str, str, Any, Any]
+
+# `validate` without an old value
+_PLAIN: Final = object()
+# the root's fields that ratcheting never pairs
+_TYPE_META: Final = frozenset({"apiVersion", "kind"})
 
 _TYPE_NAMES: Final[dict[type, tuple[str, str]]] = {
     bool: ("boolean", ""),
@@ -169,6 +174,8 @@ class SchemaNode:
         "format",
         "format_check",
         "items",
+        "list_map_keys",
+        "list_type",
         "max_items",
         "max_length",
         "max_properties",
@@ -253,6 +260,9 @@ class SchemaNode:
         self.unique_items = bool(schema.get("uniqueItems"))
         items = schema.get("items")
         self.items = SchemaNode(items, converted=converted) if isinstance(items, Mapping) else None
+        # what ratcheting needs to pair the items of a new map list with the old ones
+        self.list_type = schema.get("x-kubernetes-list-type") if schema_type == "array" else None
+        self.list_map_keys: tuple[str, ...] = tuple(schema.get("x-kubernetes-list-map-keys") or ())
 
         self.max_properties: int | None = schema.get("maxProperties")
         self.min_properties: int | None = schema.get("minProperties")
@@ -283,7 +293,9 @@ class SchemaNode:
 
     # -- the walk ---------------------------------------------------------------------------------------
 
-    def validate(self, value: Any, name: str, errs: list[RawError]) -> int:
+    def validate(self, value: Any, name: str, errs: list[RawError], old: Any = _PLAIN) -> int:
+        """Validate `value` at kube-openapi path `name`; with `old`, the children of objects and map
+        lists are validated against their old counterparts (ratcheting, see `validate_correlated`)."""
         if value is None:
             return self._validate_null(name, errs)
         kind = type(value)
@@ -309,11 +321,11 @@ class SchemaNode:
             count += 2
             self._validate_number(value, name, errs)
         elif kind is list:
-            count += 2 + self._validate_array(value, name, errs)
+            count += 2 + self._validate_array(value, name, errs, old)
         if self.enum is not None:
             self._validate_enum(value, kind, name, errs)
         if kind is dict:
-            count += 1 + self._validate_object(value, name, errs)
+            count += 1 + self._validate_object(value, name, errs, old)
         return count
 
     def _validate_null(self, name: str, errs: list[RawError]) -> int:
@@ -496,12 +508,17 @@ class SchemaNode:
             relation = "less than" if exclusive else "less than or equal to"
             errs.append((INVALID, name, f"{name} in body should be {relation} {shown}", value, None))
 
-    def _validate_array(self, value: list[Any], name: str, errs: list[RawError]) -> int:
+    def _validate_array(self, value: list[Any], name: str, errs: list[RawError], old: Any) -> int:
         count = 0
         items = self.items
         if items is not None:
+            old_items = self._old_map_list(old) if old is not _PLAIN else None
             for index, item in enumerate(value):
-                count += items.validate(item, f"{name}[{index}]", errs)
+                old_item = old_items(item) if old_items is not None else None
+                if old_item is None:
+                    count += items.validate(item, f"{name}[{index}]", errs)
+                else:
+                    count += items.validate_correlated(item, old_item, f"{name}[{index}]", errs)
         size = len(value)
         if self.min_items is not None and size < self.min_items:
             message = f"{name} in body should have at least {self.min_items} items"
@@ -530,7 +547,7 @@ class SchemaNode:
         message = f"{name} in body should be one of {gofmt.v(allowed)}"
         return (ENUM, name, message, value, allowed)
 
-    def _validate_object(self, value: dict[str, Any], name: str, errs: list[RawError]) -> int:
+    def _validate_object(self, value: dict[str, Any], name: str, errs: list[RawError], old: Any) -> int:
         count = 0
         size = len(value)
         if self.min_properties is not None and size < self.min_properties:
@@ -542,18 +559,106 @@ class SchemaNode:
         properties = self.properties
         additional = self.additional
         prefix = name + "." if name else ""
+        # ratcheting pairs a field with its old value (never the root's apiVersion and kind)
+        olds = old if type(old) is dict else None
         for key, item in value.items():
             node = properties.get(key)
             if node is not None:
-                count += node.validate(item, prefix + key, errs)
+                child_name = prefix + key
             elif additional is False:
                 errs.append((INVALID, name, f"{name}.{key} in body is a forbidden property", key, None))
+                continue
             elif additional is not None and additional is not True:
-                count += additional.validate(item, f"{name}.{key}", errs)
+                node = additional
+                child_name = f"{name}.{key}"
+            else:
+                continue
+            if olds is not None and key in olds and (name or key not in _TYPE_META):
+                count += node.validate_correlated(item, olds[key], child_name, errs)
+            else:
+                count += node.validate(item, child_name, errs)
         for key in self.required:
             if key not in value:
                 errs.append((REQUIRED, f"{name}.{key}", f"{name}.{key} in body is required", None, None))
         return count
+
+    # -- ratcheting -----------------------------------------------------------------------------------
+
+    def validate_correlated(self, value: Any, old: Any, name: str, errs: list[RawError]) -> int:
+        """kube's ratcheting validator: the errors of a value equal to its old value are dropped (they are
+        warnings in kube), so an update need not fix what it did not touch."""
+        local: list[RawError] = []
+        count = self.validate(value, name, local, old)
+        if local and not self._correlated_equal(value, old):
+            errs.extend(local)
+        return count
+
+    def _old_map_list(self, old: Any) -> Callable[[Any], Any] | None:
+        # CorrelatedObject.Index: only the items of a map list pair up, by their key values (the first
+        # old item with the same keys); sets and atomic lists do not
+        if self.list_type != "map" or not self.list_map_keys or type(old) is not list or not old:
+            return None
+        keys = self.list_map_keys
+        by_key: dict[Any, Any] = {}
+        for item in old:
+            if type(item) is dict:
+                key = _map_list_key(item, keys)
+                if key is not None:
+                    by_key.setdefault(key, item)
+
+        def lookup(item: Any) -> Any:
+            if type(item) is not dict:
+                return None
+            key = _map_list_key(item, keys)
+            return by_key.get(key) if key is not None else None
+
+        return lookup
+
+    def _correlated_equal(self, value: Any, old: Any) -> bool:
+        """CorrelatedObject.CachedDeepEqual: equal along the schema (an object's fields must all be known
+        to the schema, map lists compare item by paired item), reflect.DeepEqual elsewhere."""
+        if value is None or old is None:
+            return value is None and old is None
+        kind = type(value)
+        if kind is list and type(old) is list:
+            if len(value) != len(old):
+                return False
+            if self.list_type != "map":
+                return _deep_equal(value, old)
+            lookup = self._old_map_list(old)
+            items = self.items
+            if lookup is None or items is None:
+                return False
+            for item in value:
+                old_item = lookup(item)
+                if old_item is None or not items._correlated_equal(item, old_item):
+                    return False
+            return True
+        if kind is dict and type(old) is dict:
+            if len(value) != len(old):
+                return False
+            additional = self.additional if isinstance(self.additional, SchemaNode) else None
+            for key, item in value.items():
+                node = self.properties.get(key) or additional
+                if node is None or key not in old or not node._correlated_equal(item, old[key]):
+                    return False
+            return True
+        if kind is list or kind is dict or type(old) is list or type(old) is dict:
+            return False
+        return _deep_equal(value, old)
+
+
+def _map_list_key(item: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    # the composite key of a map-list item: scalar values only, their types kept apart (1 is not 1.0)
+    values = []
+    for key in keys:
+        if key not in item:
+            return None
+        value = item[key]
+        if type(value) not in (bool, int, float, str):
+            return None
+        values.append((type(value), value))
+    return tuple(values)
 
 
 def compile_schema(schema: Mapping[str, Any]) -> SchemaNode:
