@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from calendar import monthrange
 from collections.abc import Callable
-from datetime import date
 from typing import Final
 
 import re2
@@ -222,11 +222,11 @@ def is_date(text: str) -> bool:
     match = _DATE.fullmatch(text)
     if match is None:
         return False
-    try:
-        date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
+    year, month, day = int(match[1]), int(match[2]), int(match[3])
+    if not 1 <= month <= 12:
         return False
-    return True
+    # Go's calendar has a year 0 (a leap year), which Python's dates lack
+    return 1 <= day <= monthrange(year if year else 2000, month)[1]
 
 
 def is_date_time(text: str) -> bool:
@@ -242,7 +242,7 @@ def is_date_time(text: str) -> bool:
 
 _GO_DURATION_UNITS: Final = frozenset({"ns", "us", "\u00b5s", "\u03bcs", "ms", "s", "m", "h"})
 _GO_DURATION_PART: Final = re.compile(r"([0-9]*)(\.[0-9]*)?([^0-9.]*)")
-_LOOSE_DURATION: Final = re.compile(r"(([0-9]+)\s*([A-Za-z\u00b5]+))")
+_LOOSE_DURATION: Final = re.compile(r"(([0-9]+)[\t\n\f\r ]*([A-Za-z\u00b5]+))")
 _LOOSE_UNITS: Final = (
     ("ns", "nano"),
     ("us", "\u00b5s", "micro"),
@@ -281,16 +281,17 @@ def is_duration(text: str) -> bool:
     """strfmt.ParseDuration: Go's duration syntax, else any `<n> <unit>` such as `3 days` found in the text."""
     if _is_go_duration(text):
         return True
+    found = False
     for _, digits, unit_text in _LOOSE_DURATION.findall(text):
         if len(digits) > 18 and int(digits) >= 2**63:
-            return False
+            return False  # strconv.Atoi fails, whatever was found before
         unit = unit_text.strip().lower()
         for variants in _LOOSE_UNITS:
             last = len(variants) - 1
             for i, variant in enumerate(variants):
                 if (i == last and unit.startswith(variant)) or variant.lower() == unit:
-                    return True
-    return False
+                    found = True
+    return found
 
 
 # -- the rest of the registry -----------------------------------------------------------------------------
