@@ -109,6 +109,12 @@ def _range_error(value: int | float, type_name: str, format_name: str, prefix: s
     return f"{prefix} value must be of type {type_name} (default format) in {name}"
 
 
+def _count(schema: Mapping[str, Any], keyword: str) -> int | None:
+    # the int64 limits of JSONSchemaProps (a JSON 3.0 reads as 3)
+    value = schema.get(keyword)
+    return None if value is None else int(value)
+
+
 def _rune(code: int) -> str:
     # Go's string(rune(i)): invalid code points become U+FFFD
     if 0 <= code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF:
@@ -232,8 +238,8 @@ class SchemaNode:
         if self.enum is not None and all(type(v) is str for v in self.enum):
             self.enum_strings = frozenset(self.enum)
 
-        self.max_length: int | None = schema.get("maxLength")
-        self.min_length: int | None = schema.get("minLength")
+        self.max_length: int | None = _count(schema, "maxLength")
+        self.min_length: int | None = _count(schema, "minLength")
         self.pattern: str = schema.get("pattern") or ""
         self.pattern_match: patterns.Matcher | None = None
         self.pattern_error = ""
@@ -255,8 +261,8 @@ class SchemaNode:
         self.maximum_error = self._bound_error(self.maximum, "Maximum boundary")
         self.minimum_error = self._bound_error(self.minimum, "Minimum boundary")
 
-        self.max_items: int | None = schema.get("maxItems")
-        self.min_items: int | None = schema.get("minItems")
+        self.max_items: int | None = _count(schema, "maxItems")
+        self.min_items: int | None = _count(schema, "minItems")
         self.unique_items = bool(schema.get("uniqueItems"))
         items = schema.get("items")
         self.items = SchemaNode(items, converted=converted) if isinstance(items, Mapping) else None
@@ -264,8 +270,8 @@ class SchemaNode:
         self.list_type = schema.get("x-kubernetes-list-type") if schema_type == "array" else None
         self.list_map_keys: tuple[str, ...] = tuple(schema.get("x-kubernetes-list-map-keys") or ())
 
-        self.max_properties: int | None = schema.get("maxProperties")
-        self.min_properties: int | None = schema.get("minProperties")
+        self.max_properties: int | None = _count(schema, "maxProperties")
+        self.min_properties: int | None = _count(schema, "minProperties")
         self.required: tuple[str, ...] = tuple(schema.get("required") or ())
         self.properties: dict[str, SchemaNode] = {
             key: SchemaNode(sub, converted=converted) for key, sub in (schema.get("properties") or {}).items()
