@@ -953,3 +953,24 @@ def test_status_update_is_ratcheted() -> None:
     assert [str(e) for e in crs.validate_status_update({"status": {"n": 6}}, {"status": {"n": 5}})] == [
         "status.n: Invalid value: 6: n in body should be less than or equal to 1"
     ]
+
+
+# -- values cannot stall a write ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ({"type": "string", "pattern": "a*b"}, "a" * 100_000),
+        ({"type": "string", "pattern": "^(a+)+$"}, "a" * 100_000 + "!"),
+        ({"type": "string", "pattern": r"^\d*\d*x"}, "1" * 100_000),
+        ({"type": "string", "format": "duration"}, "1" * 100_000),
+        ({"type": "string", "format": "email"}, "a " * 50_000 + "<"),
+    ],
+    ids=["unanchored", "nested-quantifiers", "adjacent-quantifiers", "duration-digits", "email-phrase"],
+)
+def test_adversarial_values_are_checked_in_linear_time(field: dict[str, Any], value: str) -> None:
+    # a backtracking engine takes seconds to hours on these; RE2 and linear scans take milliseconds
+    started = time.perf_counter()
+    assert len(errors_of(field, value)) == 1
+    assert time.perf_counter() - started < 1.0

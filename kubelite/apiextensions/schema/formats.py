@@ -242,7 +242,8 @@ def is_date_time(text: str) -> bool:
 
 _GO_DURATION_UNITS: Final = frozenset({"ns", "us", "\u00b5s", "\u03bcs", "ms", "s", "m", "h"})
 _GO_DURATION_PART: Final = re.compile(r"([0-9]*)(\.[0-9]*)?([^0-9.]*)")
-_LOOSE_DURATION: Final = re.compile(r"(([0-9]+)[\t\n\f\r ]*([A-Za-z\u00b5]+))")
+_DIGITS: Final = re.compile(r"[0-9]+")
+_UNIT_AFTER_DIGITS: Final = re.compile(r"[\t\n\f\r ]*([A-Za-z\u00b5]+)")
 _LOOSE_UNITS: Final = (
     ("ns", "nano"),
     ("us", "\u00b5s", "micro"),
@@ -277,12 +278,28 @@ def _is_go_duration(text: str) -> bool:
     return True
 
 
+def _loose_duration_parts(text: str) -> list[tuple[str, str]]:
+    """The (digits, unit) of every `((\\d+)\\s*([A-Za-zµ]+))` match, found in one pass: a match starts at a
+    run of digits exactly when the whole run is followed by blanks and a letter (a backtracking findall
+    would retry every digit of a long run)."""
+    parts: list[tuple[str, str]] = []
+    pos = 0
+    while (digits := _DIGITS.search(text, pos)) is not None:
+        unit = _UNIT_AFTER_DIGITS.match(text, digits.end())
+        if unit is None:
+            pos = digits.end()
+            continue
+        parts.append((digits.group(), unit.group(1)))
+        pos = unit.end()
+    return parts
+
+
 def is_duration(text: str) -> bool:
     """strfmt.ParseDuration: Go's duration syntax, else any `<n> <unit>` such as `3 days` found in the text."""
     if _is_go_duration(text):
         return True
     found = False
-    for _, digits, unit_text in _LOOSE_DURATION.findall(text):
+    for digits, unit_text in _loose_duration_parts(text):
         if len(digits) > 18 and int(digits) >= 2**63:
             return False  # strconv.Atoi fails, whatever was found before
         unit = unit_text.strip().lower()
