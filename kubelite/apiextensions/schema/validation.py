@@ -453,24 +453,24 @@ class SchemaNode:
                 errs.append((COMPOSITE, name, error, "", 0))
         native = type(value) is int
         if self.multiple_of is not None:
-            self._check_multiple_of(value, name, errs, native and not self.multiple_of_error)
+            self._check_multiple_of(value, self.multiple_of, name, errs, native and not self.multiple_of_error)
         if self.minimum is not None:
             if self.minimum_error:
                 errs.append((COMPOSITE, name, self._bound_text("Minimum boundary", name), "", 0))
-            self._check_minimum(value, name, errs, native and not self.minimum_error)
+            self._check_minimum(value, self.minimum, name, errs, native and not self.minimum_error)
         if self.maximum is not None:
             if self.maximum_error:
                 errs.append((COMPOSITE, name, self._bound_text("Maximum boundary", name), "", 0))
-            self._check_maximum(value, name, errs, native and not self.maximum_error)
+            self._check_maximum(value, self.maximum, name, errs, native and not self.maximum_error)
 
     def _bound_text(self, prefix: str, name: str) -> str:
         if self.number_format:
             return f"{prefix} value must be of type {self.number_type} with format {self.number_format} in {name}"
         return f"{prefix} value must be of type {self.number_type} (default format) in {name}"
 
-    def _check_multiple_of(self, value: int | float, name: str, errs: list[RawError], native: bool) -> None:
-        factor = self.multiple_of
-        assert factor is not None
+    def _check_multiple_of(
+        self, value: int | float, factor: float, name: str, errs: list[RawError], native: bool
+    ) -> None:
         if self.multiple_of_error:
             errs.append((COMPOSITE, name, self._bound_text("MultipleOf", name), "", 0))
         if native:
@@ -492,9 +492,7 @@ class SchemaNode:
             message = f"{name} in body should be a multiple of {_go_float(factor)}"
             errs.append((INVALID, name, message, value, None))
 
-    def _check_minimum(self, value: int | float, name: str, errs: list[RawError], native: bool) -> None:
-        bound = self.minimum
-        assert bound is not None
+    def _check_minimum(self, value: int | float, bound: float, name: str, errs: list[RawError], native: bool) -> None:
         exclusive = self.exclusive_minimum
         limit: int | float = math.trunc(bound) if native else bound
         data: int | float = value if native else float(value)
@@ -503,9 +501,7 @@ class SchemaNode:
             relation = "greater than" if exclusive else "greater than or equal to"
             errs.append((INVALID, name, f"{name} in body should be {relation} {shown}", value, None))
 
-    def _check_maximum(self, value: int | float, name: str, errs: list[RawError], native: bool) -> None:
-        bound = self.maximum
-        assert bound is not None
+    def _check_maximum(self, value: int | float, bound: float, name: str, errs: list[RawError], native: bool) -> None:
         exclusive = self.exclusive_maximum
         limit: int | float = math.trunc(bound) if native else bound
         data: int | float = value if native else float(value)
