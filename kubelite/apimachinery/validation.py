@@ -94,6 +94,8 @@ NOT_FOUND: Final = "Not found"
 NOT_SUPPORTED: Final = "Unsupported value"
 INTERNAL: Final = "Internal error"
 TOO_MANY: Final = "Too many"
+#: field.ErrorTypeTypeInvalid: a value not of its schema's type, which prints as "Invalid value"
+TYPE_INVALID: Final = "Type invalid"
 
 ErrorType = Literal[
     "Required value",
@@ -105,6 +107,7 @@ ErrorType = Literal[
     "Unsupported value",
     "Internal error",
     "Too many",
+    "Type invalid",
 ]
 
 #: field.ErrorType -> metav1.CauseType, the `reason` of a Status cause
@@ -118,7 +121,11 @@ CAUSE_TYPES: Final[dict[str, str]] = {
     NOT_SUPPORTED: "FieldValueNotSupported",
     INTERNAL: "InternalError",
     TOO_MANY: "FieldValueTooMany",
+    TYPE_INVALID: "FieldValueTypeInvalid",
 }
+
+# the types whose printed title is not their own name
+_TITLES: Final[dict[str, str]] = {TYPE_INVALID: INVALID}
 
 # these types never show the value, whatever it is
 _VALUELESS_TYPES: Final = frozenset({REQUIRED, FORBIDDEN, TOO_LONG, INTERNAL})
@@ -141,10 +148,11 @@ class FieldError:
     @property
     def message(self) -> str:
         """field.Error.ErrorBody(): the message without the field path."""
+        title = _TITLES.get(self.type, self.type)
         if self.type in _VALUELESS_TYPES or self.value is OMITTED:
-            body = str(self.type)
+            body = title
         else:
-            body = f"{self.type}: {format_bad_value(self.value)}"
+            body = f"{title}: {format_bad_value(self.value)}"
         if self.detail:
             body += f": {self.detail}"
         return body
@@ -159,6 +167,10 @@ class FieldError:
     @classmethod
     def invalid(cls, field: str, value: Any, detail: str) -> FieldError:
         return cls(INVALID, field, value, detail)
+
+    @classmethod
+    def type_invalid(cls, field: str, value: Any, detail: str) -> FieldError:
+        return cls(TYPE_INVALID, field, value, detail)
 
     @classmethod
     def duplicate(cls, field: str, value: Any) -> FieldError:
@@ -179,7 +191,10 @@ class FieldError:
 
     @classmethod
     def too_many(cls, field: str, actual: int, max_items: int) -> FieldError:
-        detail = f"must have at most {max_items} items" if max_items >= 0 else "has too many items"
+        if max_items >= 0:
+            detail = f"must have at most {max_items} {'item' if max_items == 1 else 'items'}"
+        else:
+            detail = "has too many items"
         return cls(TOO_MANY, field, actual if actual >= 0 else OMITTED, detail)
 
     @classmethod
@@ -198,6 +213,7 @@ class FieldError:
 
 required = FieldError.required
 invalid = FieldError.invalid
+type_invalid = FieldError.type_invalid
 duplicate = FieldError.duplicate
 forbidden = FieldError.forbidden
 too_long = FieldError.too_long
