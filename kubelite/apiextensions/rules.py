@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apiextensions import names
-from kubelite.apiextensions.registry.customresource import VersionRules
+from kubelite.apiextensions.registry.customresource import ObjectValidator, VersionRules
+from kubelite.apiextensions.schema import CustomResourceSchema
 from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.apps.scale import ScalePaths
 
 
@@ -38,9 +40,36 @@ def scale_paths(crd: Obj, version: str) -> tuple[ScalePaths | None, str, str]:
     return paths, spec_path, status_path
 
 
+def _schema_rules(
+    schema: CustomResourceSchema,
+) -> tuple[Any, Any, tuple[ObjectValidator, ...], tuple[ObjectValidator, ...]]:
+    def default(obj: Obj) -> None:
+        # kube drops the nulls the schema neither allows nor defaults, then defaults
+        schema.prune_nulls(obj)
+        schema.default(obj)
+
+    def validate(obj: Obj, old: Obj | None) -> list[FieldError]:
+        return schema.validate(obj) if old is None else schema.validate_update(obj, old)
+
+    def validate_status(obj: Obj, old: Obj | None) -> list[FieldError]:
+        return schema.validate(obj) if old is None else schema.validate_status_update(obj, old)
+
+    return default, (schema.default if schema.has_defaults else None), (validate,), (validate_status,)
+
+
 def version_rules(crd: Obj, version: str) -> VersionRules:
     scale, spec_replicas, status_replicas = scale_paths(crd, version)
+    found = names.schema(crd, version)
+    default = read_default = None
+    validators: tuple[ObjectValidator, ...] = ()
+    status_validators: tuple[ObjectValidator, ...] = ()
+    if found is not None:
+        default, read_default, validators, status_validators = _schema_rules(CustomResourceSchema(found))
     return VersionRules(
+        default=default,
+        read_default=read_default,
+        validators=validators,
+        status_validators=status_validators,
         selectable_fields=names.selectable_fields(crd, version),
         scale=scale,
         spec_replicas_path=spec_replicas,

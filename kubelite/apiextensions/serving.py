@@ -221,14 +221,14 @@ class CustomResourceServing:
     ) -> ResourceStorage:
         version = spec.version
         storage: Storage = entry.cacher
-        if rules.default is not None or stored != [version] or storage_version != version:
+        if rules.read_default is not None or stored != [version] or storage_version != version:
             group = entry.group
             storage = VersionedStorage(
                 entry.cacher,
                 spec.api_version,
                 lambda: f"{group}/{names.storage_version(entry.crd) or storage_version}",
                 entry.converter,
-                rules.default,
+                rules.read_default,
                 lambda obj: self._prune(entry, obj),
             )
         strategy = CustomResourceStrategy(spec, rules)

@@ -35,10 +35,14 @@ _INT32_MAX = 2**31 - 1
 class VersionRules:
     """What one served version's objects are defaulted and checked with, from the CRD as it is now."""
 
-    #: schema defaulting, in place (None: the schema declares no defaults)
+    #: what a written object is defaulted with, in place: the schema's nulls dropped and defaults applied
     default: Callable[[Obj], None] | None = None
+    #: what a read object is defaulted with (None: the schema declares no defaults, reads need nothing)
+    read_default: Callable[[Obj], None] | None = None
     #: the structural schema's validation, then the CEL rules
     validators: tuple[ObjectValidator, ...] = ()
+    #: what a write to /status is checked with (kube checks status alone there, against its schema)
+    status_validators: tuple[ObjectValidator, ...] = ()
     #: the field selector labels the version declares (`selectableFields`)
     selectable_fields: tuple[str, ...] = ()
     #: where /scale reads and writes replicas; None without a scale subresource
@@ -119,7 +123,12 @@ class CustomResourceStatusStrategy(StatusStrategy):
     parent: CustomResourceStrategy
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.parent.validate_update(new, old)
+        rules = self.parent.rules
+        found: list[FieldError] = []
+        for validator in rules.status_validators:
+            found.extend(validator(new, old))
+        found.extend(_validate_replicas(new, rules.status_replicas_path))
+        return found
 
 
 class CustomResourceStore(Store):

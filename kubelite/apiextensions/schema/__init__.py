@@ -48,6 +48,11 @@ class CustomResourceSchema:
         self._embedded = compile_embedded(self._structural)
         self._list_types = compile_list_types(self._structural)
 
+    @property
+    def has_defaults(self) -> bool:
+        """Whether the schema declares any default (then objects are defaulted on every read too)."""
+        return self._defaults is not None
+
     def default(self, obj: dict[str, Any]) -> None:
         """Apply the schema's defaults to `obj`, in place (structuraldefaulting.Default)."""
         if self._defaults is not None:
