@@ -432,3 +432,98 @@ def test_custom_resources_survive_a_restart(fresh_server: KubeliteProcess) -> No
 def test_an_unknown_group_is_a_plain_404(server: KubeliteProcess, path: str) -> None:
     got = server.http("GET", path)
     assert got.status == 404
+
+
+VALIDATED = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "required": ["engine"],
+            "properties": {
+                "engine": {"type": "string", "enum": ["postgres", "mysql"]},
+                "size": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+                "name": {"type": "string", "maxLength": 5},
+                "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+            },
+        },
+        "status": {"type": "object", "properties": {"phase": {"type": "string", "enum": ["Ready", "Pending"]}}},
+    },
+}
+
+
+def test_invalid_objects_are_refused_with_kubes_messages(server: KubeliteProcess) -> None:
+    establish(
+        server,
+        crd("valid.example.com", "Database", versions=[version("v1", schema=VALIDATED, subresources={"status": {}})]),
+    )
+    bad = {
+        "apiVersion": "valid.example.com/v1",
+        "kind": "Database",
+        "metadata": {"name": "a"},
+        "spec": {"engine": "oracle", "size": "big", "name": "toolong", "tags": ["x", "x"]},
+    }
+    refused = apply(server, bad, check=False)
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        'The Database "a" is invalid: ',
+        '* spec.engine: Unsupported value: "oracle": supported values: "postgres", "mysql"',
+        "* spec.name: Too long: may not be more than 5 bytes",
+        '* spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"',
+        '* spec.tags[1]: Duplicate value: "x"',
+    ]
+    raw = server.http("POST", "/apis/valid.example.com/v1/namespaces/default/databases", {**bad, "spec": {}})
+    assert raw.status == 422
+    body = raw.json()
+    assert body["reason"] == "Invalid"
+    assert body["message"] == 'Database.valid.example.com "a" is invalid: spec.engine: Required value'
+    assert body["details"]["causes"] == [
+        {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.engine"}
+    ]
+    apply(server, {**bad, "spec": {"engine": "mysql"}})
+    got = server.http("GET", "/apis/valid.example.com/v1/namespaces/default/databases/a").json()
+    assert got["spec"] == {"engine": "mysql", "size": 3}  # defaulted
+    status = server.kubectl(
+        "patch",
+        "database",
+        "a",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        '{"status":{"phase":"Bad"}}',
+        check=False,
+    )
+    assert status.stderr.strip() == (
+        'The Database "a" is invalid: status.phase: Unsupported value: "Bad": supported values: "Ready", "Pending"'
+    )
+
+
+def test_a_default_added_to_the_schema_shows_on_stored_objects(server: KubeliteProcess) -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"mode": {"type": "string"}}}},
+    }
+    definition = crd("defaults.example.com", "Knob", versions=[version("v1", schema=schema)])
+    establish(server, definition)
+    apply(server, {"apiVersion": "defaults.example.com/v1", "kind": "Knob", "metadata": {"name": "k"}, "spec": {}})
+    schema["properties"]["spec"]["properties"]["mode"]["default"] = "auto"
+    apply(server, definition)
+    path = "/apis/defaults.example.com/v1/namespaces/default/knobs/k"
+    wait_for(lambda: server.http("GET", path).json()["spec"] == {"mode": "auto"})
+    listed = server.http("GET", "/apis/defaults.example.com/v1/namespaces/default/knobs").json()
+    assert [item["spec"] for item in listed["items"]] == [{"mode": "auto"}]
+
+
+def test_unknown_fields_under_strict_and_warn(server: KubeliteProcess) -> None:
+    establish(server, crd("strict.example.com", "Lamp"))
+    base = "/apis/strict.example.com/v1/namespaces/default/lamps"
+    obj = {"apiVersion": "strict.example.com/v1", "kind": "Lamp", "metadata": {"name": "l"}, "spec": {"bogus": 1}}
+    strict = server.http("POST", f"{base}?fieldValidation=Strict", obj)
+    assert strict.status == 400
+    assert strict.json()["message"] == (
+        'Lamp in version "v1" cannot be handled as a Lamp: strict decoding error: unknown field "spec.bogus"'
+    )
+    warned = server.http("POST", f"{base}?fieldValidation=Warn", obj)
+    assert warned.status == 201
+    assert warned.headers["warning"] == '299 - "unknown field \\"spec.bogus\\""'
+    assert warned.json()["spec"] == {}
