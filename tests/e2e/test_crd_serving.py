@@ -120,7 +120,11 @@ def test_discovery_lists_the_new_resource_and_the_etag_changes(server: KubeliteP
 
 
 def test_custom_resources_support_every_verb(server: KubeliteProcess) -> None:
-    establish(server, crd("verbs.example.com", "Thing", short_names=["th"]))
+    selectable = [{"jsonPath": ".spec.size"}]
+    establish(
+        server,
+        crd("verbs.example.com", "Thing", short_names=["th"], versions=[version("v1", selectableFields=selectable)]),
+    )
     apply(
         server,
         {
@@ -139,9 +143,13 @@ def test_custom_resources_support_every_verb(server: KubeliteProcess) -> None:
     assert server.kubectl("get", "things", "--field-selector", "metadata.name=b", "-o", "name").stdout.split() == [
         "thing.verbs.example.com/b"
     ]
-    unknown = server.kubectl("get", "things", "--field-selector", "spec.size=1", check=False)
+    unknown = server.kubectl("get", "things", "--field-selector", "spec.color=1", check=False)
     assert unknown.returncode == 1
-    assert "field label not supported: spec.size" in unknown.stderr
+    assert "field label not supported: spec.color" in unknown.stderr
+    # the CRD's selectableFields are field selector labels
+    assert server.kubectl("get", "things", "--field-selector", "spec.size=2", "-o", "name").stdout.split() == [
+        "thing.verbs.example.com/b"
+    ]
     # unknown fields are pruned
     server.kubectl("patch", "thing", "a", "--type=merge", "-p", '{"spec":{"size":5,"junk":true}}')
     got = json.loads(server.kubectl("get", "thing", "a", "-o", "json").stdout)
@@ -351,6 +359,23 @@ def test_several_versions_convert_and_deprecation_warns(server: KubeliteProcess)
     beta = server.http("GET", "/apis/versions.example.com/v1beta1/namespaces/default/gizmos").json()
     assert [item["apiVersion"] for item in beta["items"]] == ["versions.example.com/v1beta1"]
     assert beta["apiVersion"] == "versions.example.com/v1beta1"
+    # a watch in the other version sees the objects converted
+    patched = server.http(
+        "PATCH",
+        "/apis/versions.example.com/v1/namespaces/default/gizmos/g",
+        {"spec": {"size": 3}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert patched.status == 200
+    watched = server.http(
+        "GET",
+        "/apis/versions.example.com/v1beta1/namespaces/default/gizmos?watch=1"
+        f"&resourceVersion={beta['metadata']['resourceVersion']}&timeoutSeconds=1",
+    )
+    events = [json.loads(line) for line in watched.body.splitlines()]
+    assert [(e["type"], e["object"]["apiVersion"], e["object"]["spec"]) for e in events] == [
+        ("MODIFIED", "versions.example.com/v1beta1", {"size": 3})
+    ]
 
 
 def test_deleting_the_crd_deletes_its_objects(server: KubeliteProcess) -> None:
