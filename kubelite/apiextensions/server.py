@@ -17,7 +17,7 @@ from kubelite.apiextensions.conversion import converter_for
 from kubelite.apiextensions.registry import customresourcedefinitions as crds
 from kubelite.apiextensions.rules import version_rules
 from kubelite.apiextensions.service_resolver import EndpointsResolver
-from kubelite.apiextensions.serving import CustomResourceServing, OpenAPISink
+from kubelite.apiextensions.serving import CustomResourceServing, OpenAPISink, ResourceListener
 from kubelite.apiextensions.tableconvertor import table_for
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.schema.registry import SchemaRegistry
@@ -97,6 +97,11 @@ class APIExtensionServer:
             ServingController(self.serving, informers, clock=clock),
             FinalizerController(self.registry, informers, clock=clock),
         ]
+
+    def follow_resources(self, *listeners: ResourceListener) -> None:
+        """Tell `listeners` of every custom resource served or withdrawn from now on."""
+        assert self.serving is not None
+        self.serving.listeners.extend(listeners)
 
     async def close(self) -> None:
         if self.serving is not None:

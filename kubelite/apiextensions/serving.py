@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kubelite.apiextensions import names
 from kubelite.apiextensions.conversion import Converter, conversion_settings
@@ -51,6 +51,14 @@ RulesFactory = Callable[[Obj, str], VersionRules]
 TableFactory = Callable[[Obj, str], TableSpec | None]
 #: crd -> the converter between its versions
 ConverterFactory = Callable[[Obj], Converter]
+
+
+class ResourceListener(Protocol):
+    """What follows the resources served (the garbage collector, which must watch custom resources too)."""
+
+    def resource_added(self, group: str, resource: str) -> None: ...
+
+    async def resource_removed(self, group: str, resource: str) -> None: ...
 
 
 class OpenAPISink:
@@ -99,6 +107,7 @@ class CustomResourceServing:
         self._converter = converter
         self.openapi = openapi or OpenAPISink()
         self._served: dict[str, _Served] = {}
+        self.listeners: list[ResourceListener] = []
 
     def served(self, name: str) -> Obj | None:
         """The CRD as it is served now, None when it is not."""
@@ -136,6 +145,8 @@ class CustomResourceServing:
                 await old.close()
         self._install(entry)
         self.openapi.crd_served(crd)
+        for listener in self.listeners:
+            listener.resource_added(group, plural)
 
     async def remove(self, name: str) -> None:
         """Stop serving the CRD `name` (gone, or no longer established); its objects stay stored."""
@@ -146,6 +157,8 @@ class CustomResourceServing:
             self.routes.uninstall(entry.group, version, entry.plural)
         for spec in entry.specs.values():
             self.schemas.remove(spec.group, spec.version, spec.kind)
+        for listener in self.listeners:
+            await listener.resource_removed(entry.group, entry.plural)
         await self.registry.unregister(entry.group, entry.plural)
         await entry.converter.close()
         self.openapi.crd_removed(entry.crd)

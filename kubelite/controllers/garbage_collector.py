@@ -46,8 +46,15 @@ GC_FINALIZERS = frozenset((GC_ORPHAN, GC_FOREGROUND))
 
 @dataclass(frozen=True, slots=True)
 class _Resource:
-    store: Store
+    registry: Registry
+    key: tuple[str, str]
     indexer: Indexer
+
+    @property
+    def store(self) -> Store:
+        """The resource's Store now (a custom resource's is rebuilt when its CRD changes)."""
+        store: Store = self.registry.store(*self.key)
+        return store
 
 
 @dataclass(slots=True)
@@ -77,6 +84,7 @@ class GarbageCollector:
     def __init__(
         self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
     ) -> None:
+        #: by (group, kind): an owner reference may name any served version of its kind
         self._by_kind: dict[tuple[str, str], _Resource] = {}
         self._nodes: dict[str, _Node] = {}
         self._dependents: dict[str, set[str]] = {}
@@ -84,13 +92,36 @@ class GarbageCollector:
             "garbagecollector", self.reconcile, workers=WORKERS, max_retries=None, clock=clock
         )
         self._registrations: list[ResourceEventHandlerRegistration] = []
-        for (group, name), store in registry.stores.items():
-            if not isinstance(store, Store):
-                continue  # a view over another resource's store (events.k8s.io events)
-            informer = informers.for_resource(group, name).informer
-            resource = _Resource(store, informer.indexer)
-            self._by_kind[(store.spec.api_version, store.spec.kind)] = resource
-            self._registrations.append(informer.add_event_handler(self._handler(resource)))
+        self.registry = registry
+        self.informers = informers
+        for group, name in list(registry.stores):
+            self._monitor(group, name)
+
+    def _monitor(self, group: str, name: str) -> ResourceEventHandlerRegistration | None:
+        store = self.registry.stores.get((group, name))
+        if not isinstance(store, Store):
+            return None  # a view over another resource's store (events.k8s.io events)
+        informer = self.informers.for_resource(group, name).informer
+        resource = _Resource(self.registry, (group, name), informer.indexer)
+        self._by_kind[(store.spec.group, store.spec.kind)] = resource
+        registration = informer.add_event_handler(self._handler(resource))
+        self._registrations.append(registration)
+        return registration
+
+    def resource_added(self, group: str, name: str) -> None:
+        """Follow a resource registered while the server runs (a CRD's): its objects may own others, or be
+        owned (kube's garbage collector finds such resources through discovery)."""
+        if any(r.key == (group, name) for r in self._by_kind.values()):
+            return
+        if self._monitor(group, name) is not None:
+            self.informers.start()
+
+    async def resource_removed(self, group: str, name: str) -> None:
+        """Stop following a resource that is no longer served; its objects' nodes go with their deletions."""
+        for kind, resource in list(self._by_kind.items()):
+            if resource.key == (group, name):
+                del self._by_kind[kind]
+        await self.informers.remove(group, name)
 
     def _handler(self, resource: _Resource) -> ResourceEventHandlerFuncs:
         def observe(obj: Any) -> None:
@@ -166,7 +197,8 @@ class GarbageCollector:
             self.controller.queue.add(uid)
 
     def _owner_resource(self, ref: Obj) -> _Resource | None:
-        return self._by_kind.get((ref.get("apiVersion", ""), ref.get("kind", "")))
+        group = str(ref.get("apiVersion", "")).rpartition("/")[0]
+        return self._by_kind.get((group, ref.get("kind", "")))
 
     def _owner_key(self, resource: _Resource, namespace: str, ref: Obj) -> tuple[str, str]:
         owner_namespace = namespace if resource.store.spec.namespaced else ""

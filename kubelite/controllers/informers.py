@@ -17,6 +17,7 @@ a controller reads their metadata and the scalars of spec and status as they are
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from kubelite.apimachinery.errors import StatusError
@@ -113,13 +114,14 @@ class StoreListerWatcher:
 
     def __init__(
         self,
-        store: Store,
+        store: Store | Callable[[], Store],
         *,
         namespace: str = "",
         label_selector: str | None = None,
         field_selector: str | None = None,
     ) -> None:
-        self.store = store
+        # a callable is asked on every list and watch: a custom resource's Store is rebuilt when its CRD changes
+        self._store = store
         self.namespace = namespace
         # parsed once: a bad selector is the caller's mistake, reported at construction
         self.label_selector: LabelSelector | None = (
@@ -128,6 +130,10 @@ class StoreListerWatcher:
         self.field_selector: FieldSelector | None = (
             parse_field_selector(field_selector) if field_selector else None
         )
+
+    @property
+    def store(self) -> Store:
+        return self._store() if callable(self._store) else self._store
 
     def _params(self, options: ListOptions) -> ListParams:
         return ListParams(
@@ -190,9 +196,9 @@ class RegistryInformerFactory:
         existing = self._informers.get(key)
         if existing is not None:
             return existing
-        store = self.registry.store(group, resource)
+        registry = self.registry
         informer = SharedIndexInformer(
-            StoreListerWatcher(store),
+            StoreListerWatcher(lambda: registry.store(group, resource)),
             name=f"{resource}.{group}" if group else resource,
             resync_period=self.default_resync,
             use_watch_list=self.use_watch_list,
@@ -201,6 +207,13 @@ class RegistryInformerFactory:
         generic = GenericInformer(informer, Lister(informer.indexer, resource=resource, group=group))
         self._informers[key] = generic
         return generic
+
+    async def remove(self, group: str, resource: str) -> None:
+        """Stop and forget the informer of a resource that is no longer served (a deleted CRD's)."""
+        generic = self._informers.pop((group, resource), None)
+        self._started.discard((group, resource))
+        if generic is not None:
+            await generic.informer.stop()
 
     def resources(self) -> list[tuple[str, str]]:
         """The (group, resource) of every informer asked for so far."""

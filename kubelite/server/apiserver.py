@@ -27,6 +27,7 @@ from kubelite.auth.authn.x509 import X509Authenticator
 from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
+from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import build_controllers, run_controllers
 from kubelite.endpoints.discovery import Discovery
@@ -135,6 +136,8 @@ class APIServer:
         informers = RegistryInformerFactory(registry)
         loops = build_controllers(registry, informers, root_ca=pki.ca_cert.read_text())
         loops += self.extensions.controllers(informers)
+        # the garbage collector follows the custom resources served from now on, as kube's rediscovers them
+        self.extensions.follow_resources(*(loop for loop in loops if isinstance(loop, GarbageCollector)))
         controllers = run_controllers(registry, informers, root_ca=pki.ca_cert.read_text(), loops=loops)
         self._tasks.add(asyncio.create_task(controllers, name="controllers"))
         # build the OpenAPI documents off the request path, so the first kubectl apply does not wait for them

@@ -552,3 +552,48 @@ def test_unknown_fields_under_strict_and_warn(server: KubeliteProcess) -> None:
     assert warned.status == 201
     assert warned.headers["warning"] == '299 - "unknown field \\"spec.bogus\\""'
     assert warned.json()["spec"] == {}
+
+
+def test_the_garbage_collector_follows_custom_resources(server: KubeliteProcess) -> None:
+    establish(server, crd("gc.example.com", "Parent"))
+    base = "/apis/gc.example.com/v1/namespaces/default/parents"
+    parent = server.http(
+        "POST", base, {"apiVersion": "gc.example.com/v1", "kind": "Parent", "metadata": {"name": "p"}}
+    ).json()
+    owner = {"apiVersion": "gc.example.com/v1", "kind": "Parent", "name": "p", "uid": parent["metadata"]["uid"]}
+    child = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "gc-child", "ownerReferences": [owner]}}
+    assert server.http("POST", "/api/v1/namespaces/default/configmaps", child).status == 201
+    # a custom resource owned by a built-in object goes with it too
+    holder = server.http("POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "gc-holder"}}).json()
+    owned = {
+        "apiVersion": "gc.example.com/v1",
+        "kind": "Parent",
+        "metadata": {
+            "name": "owned",
+            "ownerReferences": [
+                {"apiVersion": "v1", "kind": "ConfigMap", "name": "gc-holder", "uid": holder["metadata"]["uid"]}
+            ],
+        },
+    }
+    assert server.http("POST", base, owned).status == 201
+    time.sleep(0.5)  # the garbage collector has seen both owners alive: nothing is collected
+    assert server.http("GET", "/api/v1/namespaces/default/configmaps/gc-child").status == 200
+    assert server.http("GET", f"{base}/owned").status == 200
+    assert server.http("DELETE", f"{base}/p").status == 200
+    assert server.http("DELETE", "/api/v1/namespaces/default/configmaps/gc-holder").status == 200
+    wait_for(lambda: server.http("GET", "/api/v1/namespaces/default/configmaps/gc-child").status == 404)
+    wait_for(lambda: server.http("GET", f"{base}/owned").status == 404)
+
+
+def test_deleting_a_namespace_deletes_its_custom_resources(server: KubeliteProcess) -> None:
+    establish(server, crd("ns.example.com", "Tenant"))
+    server.kubectl("create", "namespace", "tenants")
+    created = server.http(
+        "POST",
+        "/apis/ns.example.com/v1/namespaces/tenants/tenants",
+        {"apiVersion": "ns.example.com/v1", "kind": "Tenant", "metadata": {"name": "t"}},
+    )
+    assert created.status == 201
+    server.kubectl("delete", "namespace", "tenants", "--timeout=20s")
+    assert server.http("GET", "/api/v1/namespaces/tenants").status == 404
+    assert server.http("GET", "/apis/ns.example.com/v1/tenants").json()["items"] == []
