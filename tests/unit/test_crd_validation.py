@@ -255,10 +255,12 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
             {"name": "X", "type": "int", "format": "uuid", "jsonPath": "spec.x"}
         ),
         [
-            'spec.additionalPrinterColumns[2].type: Invalid value: "int": must be one of boolean,date,integer,number,string',
+            'spec.additionalPrinterColumns[2].type: Invalid value: "int": must be one of'
+            " boolean,date,integer,number,string",
             'spec.additionalPrinterColumns[2].format: Invalid value: "uuid": must be one of'
             " byte,date,date-time,double,float,int32,int64,password",
-            'spec.additionalPrinterColumns[2].JSONPath: Invalid value: "spec.x": must be a simple json path starting with .',
+            'spec.additionalPrinterColumns[2].JSONPath: Invalid value: "spec.x": must be a simple json path'
+            " starting with .",
         ],
     ),
     (
@@ -276,7 +278,8 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
             specReplicasPath=".status.replicas", statusReplicasPath="status.replicas", labelSelectorPath=".selector"
         ),
         [
-            'spec.subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec',
+            'spec.subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path'
+            " under .spec",
             'spec.subresources.scale.statusReplicasPath: Invalid value: "status.replicas": must be a simple json path'
             " starting with .",
             'spec.subresources.scale.labelSelectorPath: Invalid value: ".selector": should be a json path under either'
@@ -336,11 +339,14 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
         [
             "spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme;"
             " desired format: https://host[/path]",
-            'spec.conversion.webhookClientConfig.url: Invalid value: "u:p": user information is not permitted in the URL',
+            'spec.conversion.webhookClientConfig.url: Invalid value: "u:p": user information is not permitted in'
+            " the URL",
             'spec.conversion.webhookClientConfig.url: Invalid value: "frag": fragments are not permitted in the URL',
-            'spec.conversion.webhookClientConfig.url: Invalid value: "a=b": query parameters are not permitted in the URL',
+            'spec.conversion.webhookClientConfig.url: Invalid value: "a=b": query parameters are not permitted'
+            " in the URL",
             'spec.conversion.conversionReviewVersions[1]: Invalid value: "v2": duplicate version',
-            'spec.conversion.conversionReviewVersions: Invalid value: ["v2","v2"]: must include at least one of v1, v1beta1',
+            'spec.conversion.conversionReviewVersions: Invalid value: ["v2","v2"]: must include at least one of'
+            " v1, v1beta1",
         ],
     ),
     (
@@ -388,7 +394,8 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
         ),
         [
             "spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook",
-            "spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook",
+            "spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to"
+            " Webhook",
         ],
     ),
     (
@@ -504,7 +511,8 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
         "default-in-metadata",
         lambda c: _root(c)["properties"].update(metadata={"type": "object", "default": {}}),
         [
-            "spec.validation.openAPIV3Schema.properties[metadata].default: Forbidden: must not be set in top-level metadata"
+            "spec.validation.openAPIV3Schema.properties[metadata].default: Forbidden: must not be set in"
+            " top-level metadata"
         ],
     ),
     (
