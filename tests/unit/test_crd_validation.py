@@ -773,3 +773,92 @@ def test_is_structural() -> None:
     assert lines(is_structural({"type": "object", "items": [{}]})) == [
         ": Invalid value: \"\": OpenAPIV3Schema 'items' must be a schema, but is an array"
     ]
+
+
+URL_CASES = [
+    ("https://a.example.com/convert", []),
+    (
+        ":foo",
+        [
+            'url: Required value: url must be a valid URL: parse ":foo": missing protocol scheme; desired format:'
+            " https://host[/path]"
+        ],
+    ),
+    (
+        "https://host:abc/",
+        [
+            'url: Required value: url must be a valid URL: parse "https://host:abc/": invalid port ":abc" after host;'
+            " desired format: https://host[/path]"
+        ],
+    ),
+    (
+        "https://a b/",
+        [
+            'url: Required value: url must be a valid URL: parse "https://a b/": invalid character " " in host name;'
+            " desired format: https://host[/path]"
+        ],
+    ),
+    (
+        "https://h/%zz",
+        [
+            'url: Required value: url must be a valid URL: parse "https://h/%zz": invalid URL escape "%zz"; desired'
+            " format: https://host[/path]"
+        ],
+    ),
+    (
+        "example.com/x",
+        [
+            "url: Invalid value: \"\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
+            'url: Invalid value: "": host must be specified; desired format: https://host[/path]',
+        ],
+    ),
+    ("https://u@h/", ['url: Invalid value: "u": user information is not permitted in the URL']),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), URL_CASES, ids=[u for u, _ in URL_CASES])
+def test_webhook_url_parsed_as_go_does(url: str, expected: list[str]) -> None:
+    from kubelite.apiextensions.validation.webhook import validate_webhook_url
+
+    assert lines(validate_webhook_url("url", url)) == expected
+
+
+REGEXP_CASES = [
+    ("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", None),
+    (r"\pL+\z", None),
+    ("(?i)abc", None),
+    ("[*+]", None),
+    ("a)", "error parsing regexp: unexpected ): `a)`"),
+    ("[a", "error parsing regexp: missing closing ]: `[a`"),
+    ("*a", "error parsing regexp: missing argument to repetition operator: `*`"),
+    ("a**", "error parsing regexp: invalid nested repetition operator: `**`"),
+    ("(?=x)", "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"),
+    (r"(a)\1", r"error parsing regexp: invalid escape sequence: `\1`"),
+    ("a{1001}", "error parsing regexp: invalid repeat count: `{1001}`"),
+    ("[z-a]", "error parsing regexp: invalid character class range: `z-a`"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), REGEXP_CASES, ids=[p for p, _ in REGEXP_CASES])
+def test_pattern_compiled_as_go_does(pattern: str, expected: str | None) -> None:
+    from kubelite.apiextensions.validation.structural import regexp_error
+
+    assert regexp_error(pattern) == expected
+
+
+def test_protected_group_approval() -> None:
+    crd = typical_crd()
+    crd["spec"]["group"] = "example.k8s.io"
+    crd["metadata"]["name"] = "widgets.example.k8s.io"
+    crd["metadata"]["annotations"] = {"api-approved.kubernetes.io": "https://github.com/kubernetes/kubernetes/pull/1"}
+    assert lines(validate_crd(crd)) == []
+    crd["metadata"]["annotations"]["api-approved.kubernetes.io"] = "unapproved, experimental"
+    assert lines(validate_crd(crd)) == []
+    crd["metadata"]["annotations"]["api-approved.kubernetes.io"] = "yes"
+    assert lines(validate_crd(crd)) == [
+        'metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval'
+        ' annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see'
+        " https://github.com/kubernetes/enhancements/pull/1111"
+    ]
+    old = copy.deepcopy(crd)
+    assert lines(validate_crd_update(crd, old)) == []  # an unchanged approval state never fails

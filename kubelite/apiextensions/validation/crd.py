@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Final
-from urllib.parse import urlsplit
 
+from kubelite.apiextensions.validation import gourl
 from kubelite.apiextensions.validation.conversion import has_valid_review_version_or_empty, validate_conversion
 from kubelite.apiextensions.validation.internal import as_dict, as_list, as_str, internal_spec, versions_value
 from kubelite.apiextensions.validation.names import validate_names
@@ -343,8 +343,11 @@ def _approval_state(annotations: Mapping[str, Any]) -> tuple[str, str]:
         )
     if value.startswith("unapproved"):
         return "bypassed", f"not approved: {gofmt.quote(value)}"
-    parts = urlsplit(value)
-    if parts.scheme and parts.netloc and " " not in value:
+    try:
+        parts = gourl.parse_request_uri(value)
+    except gourl.URLError:
+        parts = None
+    if parts is not None and parts.scheme and parts.host:
         return "approved", f"approved in {value}"
     return "invalid", (
         f"protected groups must have approval annotation {gofmt.quote(APPROVAL_ANNOTATION)} with either a URL or a "

@@ -330,37 +330,81 @@ def _nested_completeness(v: Any, s: Any, s_path: str, v_path: str) -> list[Field
 
 # -- Go's regexp syntax ---------------------------------------------------------------------------------
 
+# lookarounds, atomic groups, named backreferences and comments are Perl, not RE2
 _PERL_ONLY_RE: Final = re.compile(r"\(\?(?:=|!|<=|<!|P=|>|#)")
-_BACKREFERENCE_RE: Final = re.compile(r"\\[1-9]")
+_FLAGS_RE: Final = re.compile(r"\(\?([A-Za-z-]*)\)")
+_GO_ESCAPE_LETTERS: Final = frozenset("afnrtvxpPdDsSwWbBAzQEC")
+_REPEAT_RE: Final = re.compile(r"\{(\d+)(?:,(\d*))?\}")
+_POSSESSIVE_RE: Final = re.compile(r"(?<!\\)([*+?]|\})([*+])")
+
+
+def _go_escape_error(pattern: str) -> str | None:
+    i = 0
+    while i < len(pattern) - 1:
+        if pattern[i] != "\\":
+            i += 1
+            continue
+        nxt = pattern[i + 1]
+        if nxt.isdigit() and nxt != "0" and not (i + 2 < len(pattern) and pattern[i + 2].isdigit()):
+            return pattern[i : i + 2]  # a backreference
+        if nxt.isalpha() and nxt not in _GO_ESCAPE_LETTERS:
+            return pattern[i : i + 2]
+        i += 2
+    return None
+
+
+def _for_python(pattern: str) -> str:
+    # what Go accepts and Python spells otherwise, so that Python's compile judges the rest
+    pattern = pattern.replace("\\z", "\\Z")
+    pattern = re.sub(r"\\[pP](\{[^}]*\}|[A-Za-z])", ".", pattern)
+    pattern = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", pattern)
+    pattern = re.sub(r"\[:\^?[a-z]+:\]", "a", pattern)
+    return _FLAGS_RE.sub("", pattern)
+
+
+_CLASS_RE: Final = re.compile(r"\[\^?\]?(?:\[:[a-z]+:\]|\\.|[^\]])*\]")
+
+
+def _outside_classes(pattern: str) -> str:
+    return _CLASS_RE.sub("a", pattern)
 
 
 def regexp_error(pattern: str) -> str | None:
-    """regexp.Compile's error for a pattern, in Go's words for the failures both engines share."""
+    """regexp.Compile's error for a pattern, in Go's words for the failures kube users meet."""
+    prefix = "error parsing regexp: "
     if match := _PERL_ONLY_RE.search(pattern):
-        return f"error parsing regexp: invalid or unsupported Perl syntax: `{match.group(0)}`"
-    if match := _BACKREFERENCE_RE.search(pattern):
-        return f"error parsing regexp: invalid escape sequence: `{match.group(0)}`"
+        return f"{prefix}invalid or unsupported Perl syntax: `{match.group(0)}`"
+    for match in _FLAGS_RE.finditer(pattern):
+        if any(flag not in "imsU-" for flag in match.group(1)):
+            bad = next(flag for flag in match.group(1) if flag not in "imsU-")
+            return f"{prefix}invalid or unsupported Perl syntax: `(?{match.group(1).split(bad)[0]}{bad}`"
+    if bad_escape := _go_escape_error(pattern):
+        return f"{prefix}invalid escape sequence: `{bad_escape}`"
+    if "\\Z" in pattern:
+        return f"{prefix}invalid escape sequence: `\\Z`"
+    bare = _outside_classes(pattern)
+    for match in _REPEAT_RE.finditer(bare):
+        low, high = int(match.group(1)), match.group(2)
+        if low > 1000 or (high and (int(high) > 1000 or int(high) < low)):
+            return f"{prefix}invalid repeat count: `{match.group(0)}`"
+    if match := _POSSESSIVE_RE.search(bare):
+        return f"{prefix}invalid nested repetition operator: `{match.group(0)}`"
     try:
-        re.compile(pattern)
+        re.compile(_for_python(pattern))
     except re.error as exc:
         message = str(exc.msg)
+        at = exc.pos or 0
         if "missing )" in message:
-            return f"error parsing regexp: missing closing ): `{pattern}`"
+            return f"{prefix}missing closing ): `{pattern}`"
         if "unbalanced parenthesis" in message:
-            return f"error parsing regexp: unexpected ): `{pattern}`"
+            return f"{prefix}unexpected ): `{pattern}`"
         if "unterminated character set" in message:
-            return f"error parsing regexp: missing closing ]: `{pattern[exc.pos or 0 :]}`"
-        if "nothing to repeat" in message or "multiple repeat" in message:
-            at = exc.pos or 0
-            op = pattern[at : at + 1]
-            kind = (
-                "missing argument to repetition operator"
-                if "nothing" in message
-                else "invalid nested repetition operator"
-            )
-            return f"error parsing regexp: {kind}: `{op}`"
-        if "bad escape" in message:
-            at = exc.pos or 0
-            return f"error parsing regexp: invalid escape sequence: `{pattern[at : at + 2]}`"
-        return f"error parsing regexp: {message}: `{pattern}`"
+            return f"{prefix}missing closing ]: `{pattern[at:]}`"
+        if "nothing to repeat" in message:
+            return f"{prefix}missing argument to repetition operator: `{pattern[at : at + 1]}`"
+        if "multiple repeat" in message:
+            return f"{prefix}invalid nested repetition operator: `{pattern[max(at - 1, 0) : at + 1]}`"
+        if "bad character range" in message:
+            return f"{prefix}invalid character class range: `{message.rsplit(' ', 1)[-1]}`"
+        return f"{prefix}{message}: `{pattern}`"
     return None

@@ -1,8 +1,7 @@
 """A conversion webhook's client configuration: k8s.io/apiserver's webhook.ValidateWebhookURL,
 ValidateWebhookService and ValidateCABundle, with their words.
 
-The URL is judged the way Go's net/url parses it (the parse failures kube reports are the ones net/url raises for
-control characters, a missing scheme and bad escapes); the CA bundle must hold at least one PEM certificate, as
+The URL is judged the way Go's net/url parses it (`gourl`); the CA bundle must hold at least one PEM certificate, as
 client-go's transport requires before it builds a TLS config.
 """
 
@@ -10,56 +9,30 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
+from kubelite.apiextensions.validation import gourl
 from kubelite.apiextensions.validation.internal import bytes_value, decode_base64
-from kubelite.apimachinery import gofmt
 from kubelite.apimachinery.validation import FieldError, is_dns1123_subdomain
 
 _URL_FORM = "; desired format: https://host[/path]"
-_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
-_BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-Fa-f]{2})(.{0,2})", re.DOTALL)
-
-
-def _url_parse_error(url: str) -> str | None:
-    """The error Go's url.Parse returns for `url`, None when it parses."""
-
-    def failed(reason: str) -> str:
-        return f"parse {gofmt.quote(url)}: {reason}"
-
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
-        return failed("net/url: invalid control character in URL")
-    without_fragment = url.split("#", 1)[0]
-    if without_fragment.startswith(":"):
-        return failed("missing protocol scheme")
-    if match := _BAD_ESCAPE_RE.search(without_fragment):
-        return failed(f"invalid URL escape {gofmt.quote('%' + match.group(1))}")
-    return None
-
-
-def _scheme_of(url: str) -> str:
-    head, sep, _ = url.partition(":")
-    return head.lower() if sep and _SCHEME_RE.fullmatch(head) else ""
 
 
 def validate_webhook_url(path: str, url: str) -> list[FieldError]:
-    if reason := _url_parse_error(url):
-        return [FieldError.required(path, "url must be a valid URL: " + reason + _URL_FORM)]
+    try:
+        parts = gourl.parse(url)
+    except gourl.URLError as exc:
+        return [FieldError.required(path, f"url must be a valid URL: {exc}{_URL_FORM}")]
     errs: list[FieldError] = []
-    scheme = _scheme_of(url)
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if scheme != "https":
-        errs.append(FieldError.invalid(path, scheme, "'https' is the only allowed URL scheme" + _URL_FORM))
-    userinfo, at, host = netloc.rpartition("@")
-    if not host:
-        errs.append(FieldError.invalid(path, host, "host must be specified" + _URL_FORM))
-    if at:
-        errs.append(FieldError.invalid(path, userinfo, "user information is not permitted in the URL"))
+    if parts.scheme != "https":
+        errs.append(FieldError.invalid(path, parts.scheme, "'https' is the only allowed URL scheme" + _URL_FORM))
+    if not parts.host:
+        errs.append(FieldError.invalid(path, parts.host, "host must be specified" + _URL_FORM))
+    if parts.user is not None:
+        errs.append(FieldError.invalid(path, parts.user, "user information is not permitted in the URL"))
     if parts.fragment:
         errs.append(FieldError.invalid(path, parts.fragment, "fragments are not permitted in the URL"))
-    if parts.query:
-        errs.append(FieldError.invalid(path, parts.query, "query parameters are not permitted in the URL"))
+    if parts.raw_query:
+        errs.append(FieldError.invalid(path, parts.raw_query, "query parameters are not permitted in the URL"))
     return errs
 
 
