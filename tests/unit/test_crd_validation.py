@@ -862,3 +862,42 @@ def test_protected_group_approval() -> None:
     ]
     old = copy.deepcopy(crd)
     assert lines(validate_crd_update(crd, old)) == []  # an unchanged approval state never fails
+
+
+def _with_root_schema(schema: Obj) -> Obj:
+    crd = typical_crd()
+    version = _v(crd)
+    for name in ("selectableFields", "subresources", "additionalPrinterColumns"):
+        version.pop(name)
+    version["schema"] = {"openAPIV3Schema": schema}
+    return crd
+
+
+RULES = "spec.validation.openAPIV3Schema.x-kubernetes-validations"
+
+
+def test_rule_field_paths_as_kube_tests_them() -> None:
+    # validation_test.go: "x-kubernetes-validations should have valid fieldPath for array"
+    paths = [".foo['b.c']['c\\a']", "['a.c']", ".a.c", ".list[0]", "   ", ".", ".."]
+    crd = _with_root_schema(
+        {
+            "type": "object",
+            "x-kubernetes-validations": [{"rule": "true", "fieldPath": p} for p in paths],
+            "properties": {
+                "a.c": {"type": "number"},
+                "foo": {
+                    "type": "object",
+                    "properties": {"b.c": {"type": "object", "properties": {"c\a": {"type": "number"}}}},
+                },
+                "list": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "number"}}}},
+            },
+        }
+    )
+    assert lines(validate_crd(crd)) == [
+        f'{RULES}[2].fieldPath: Invalid value: ".a.c": must be a valid path',
+        f'{RULES}[3].fieldPath: Invalid value: ".list[0]": must be a valid path',
+        f'{RULES}[4].fieldPath: Invalid value: "   ": must be non-empty if specified',
+        f'{RULES}[4].fieldPath: Invalid value: "   ": must be a valid path',
+        f'{RULES}[5].fieldPath: Invalid value: ".": must be a valid path',
+        f'{RULES}[6].fieldPath: Invalid value: "..": must be a valid path',
+    ]

@@ -232,19 +232,23 @@ def validate_spec(spec: Mapping[str, Any], opts: Options, path: str = "spec") ->
             errs.append(
                 FieldError.invalid(
                     f"{path}.versions",
-                    versions_value(versions),
+                    versions_value(spec.get("versions")),
                     f"per-version {what} may not all be set to identical values"
                     f" (top-level {top} should be used instead)",
                 )
             )
     if not unique:
         errs.append(
-            FieldError.invalid(f"{path}.versions", versions_value(versions), "must contain unique version names")
+            FieldError.invalid(
+                f"{path}.versions", versions_value(spec.get("versions")), "must contain unique version names"
+            )
         )
     if storage_count != 1:
         errs.append(
             FieldError.invalid(
-                f"{path}.versions", versions_value(versions), "must have exactly one version marked as storage version"
+                f"{path}.versions",
+                versions_value(spec.get("versions")),
+                "must have exactly one version marked as storage version",
             )
         )
     top_version = as_str(spec.get("version"))
@@ -410,7 +414,7 @@ def validate_crd(crd: Obj, *, check_default: DefaultChecker | None = None) -> li
     errs += validate_spec(spec, Options(check_default=check_default))
     errs += _status_errors(crd)
     errs += validate_stored_versions(
-        as_dict(crd.get("status")).get("storedVersions"), spec["versions"], "status.storedVersions"
+        as_dict(crd.get("status")).get("storedVersions"), as_list(spec["versions"]), "status.storedVersions"
     )
     errs += validate_api_approval(crd, None)
     errs += validate_preserve_unknown_fields(crd, None)
@@ -480,7 +484,7 @@ def validate_crd_update(new: Obj, old: Obj, *, check_default: DefaultChecker | N
     )
     errs += _status_errors(new)
     errs += validate_stored_versions(
-        as_dict(new.get("status")).get("storedVersions"), new_spec["versions"], "status.storedVersions"
+        as_dict(new.get("status")).get("storedVersions"), as_list(new_spec["versions"]), "status.storedVersions"
     )
     errs += validate_api_approval(new, old)
     errs += validate_preserve_unknown_fields(new, old)

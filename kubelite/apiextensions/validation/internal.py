@@ -45,7 +45,8 @@ def internal_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     conversion webhook flattened, `version` set to the first version's name."""
     out = dict(spec)
     versions = [dict(v) if isinstance(v, Mapping) else {} for v in as_list(spec.get("versions"))]
-    out["versions"] = versions
+    # a missing list stays nil (printed `null`), as the conversion leaves it
+    out["versions"] = versions if isinstance(spec.get("versions"), list) else None
     if versions:
         out["version"] = as_str(versions[0].get("name"))
         for per_version, top_level in PER_VERSION_FIELDS:
@@ -265,9 +266,11 @@ def _version_struct(version: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def versions_value(versions: list[Mapping[str, Any]]) -> RawValue:
+def versions_value(versions: Any) -> RawValue:
     """`spec.Versions` (internal) as field.Error prints it."""
-    return RawValue(gofmt.json([_version_struct(v) for v in versions], sort_keys=False))
+    if not isinstance(versions, list):
+        return RawValue("null")
+    return RawValue(gofmt.json([_version_struct(as_dict(v)) for v in versions], sort_keys=False))
 
 
 def schema_value(schema: Mapping[str, Any]) -> RawValue:
