@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 from collections.abc import Callable
 from typing import Any
@@ -901,3 +902,39 @@ def test_rule_field_paths_as_kube_tests_them() -> None:
         f'{RULES}[5].fieldPath: Invalid value: ".": must be a valid path',
         f'{RULES}[6].fieldPath: Invalid value: "..": must be a valid path',
     ]
+
+
+CA_PEM = """-----BEGIN CERTIFICATE-----
+MIIBBjCBraADAgECAgEBMAoGCCqGSM49BAMCMA0xCzAJBgNVBAMMAmNhMB4XDTI2
+MDEwMTAwMDAwMFoXDTM1MTIzMDAwMDAwMFowDTELMAkGA1UEAwwCY2EwWTATBgcq
+hkjOPQIBBggqhkjOPQMBBwNCAARSE4QCt2B3ib0B4tk8/O8Svb6F9RBID4d0G66q
+NccdtGFqpgQMGXCmketUxeBzA6llHCnuFNsnTBYnj3D+vuYSMAoGCCqGSM49BAMC
+A0gAMEUCIGAYjnQm3kOWwaPZysJ2o6w5S8vKPDx6hGlXKJ+tKngFAiEAwwk78BOS
+FxM3/vWB+40oR1LUT97+Con7jO/KzJoL+zs=
+-----END CERTIFICATE-----"""
+
+
+def _webhook_crd(ca_bundle: str) -> Obj:
+    crd = typical_crd()
+    crd["spec"]["conversion"] = {
+        "strategy": "Webhook",
+        "webhook": {
+            "conversionReviewVersions": ["v1"],
+            "clientConfig": {"url": "https://convert.example.com/", "caBundle": ca_bundle},
+        },
+    }
+    return crd
+
+
+def test_ca_bundle_judged_only_once_established_with_a_valid_one() -> None:
+    good = base64.b64encode(CA_PEM.encode()).decode()
+    bad = base64.b64encode(b"not a certificate").decode()
+    assert lines(validate_crd(_webhook_crd(bad))) == []  # not established yet: any bundle goes
+    old = _established(_webhook_crd(good))
+    assert lines(validate_crd_update(_webhook_crd(good), old)) == []
+    assert lines(validate_crd_update(_webhook_crd(bad), old)) == [
+        f'spec.conversion.webhookClientConfig.caBundle: Invalid value: "{bad}": unable to load root certificates:'
+        " unable to parse bytes as PEM block"
+    ]
+    # a bundle that was already invalid may stay invalid
+    assert lines(validate_crd_update(_webhook_crd(bad), _established(_webhook_crd(bad)))) == []

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cryptography import x509
+
 from kubelite.apiextensions.validation import gourl
 from kubelite.apiextensions.validation.internal import bytes_value, decode_base64
 from kubelite.apimachinery.validation import FieldError, is_dns1123_subdomain
@@ -74,8 +76,6 @@ _PEM_BLOCK_RE = re.compile(rb"-----BEGIN ([^-\r\n]*)-----\r?\n(.*?)-----END \1--
 
 def _ca_bundle_error(data: bytes) -> str | None:
     """Why client-go could not build a root pool of `data`, None when it holds a certificate."""
-    from cryptography import x509
-
     blocks = _PEM_BLOCK_RE.findall(data)
     for kind, body in blocks:
         if kind != b"CERTIFICATE" or b":" in body.split(b"\n", 1)[0]:
