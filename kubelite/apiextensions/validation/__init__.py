@@ -19,11 +19,20 @@ from kubelite.apimachinery.validation import FieldError
 
 
 def is_structural(schema: Mapping[str, Any], path: str = "") -> list[FieldError]:
-    """The structural violations of a schema (kube's ValidateStructural, or NewStructural's one error as an
-    Invalid at `path`); empty when the schema is structural."""
+    """The structural violations of a v1 schema, kube's ValidateStructural(path, ...): sorted by text, paths
+    under `path` (the NonStructuralSchema condition passes `spec.versions[i].schema.openAPIV3Schema`); empty when
+    the schema is structural. A schema NewStructural cannot read at all gives its one error as an Invalid at
+    `path`; `structural_error` returns that error alone (the condition's `StructuralError` reason)."""
     if problem := structural_error(schema):
         return [FieldError.invalid(path, "", problem)]
     return validate_structural(schema, path)
 
 
-__all__ = ["DefaultChecker", "is_structural", "validate_crd", "validate_crd_status", "validate_crd_update"]
+__all__ = [
+    "DefaultChecker",
+    "is_structural",
+    "structural_error",
+    "validate_crd",
+    "validate_crd_status",
+    "validate_crd_update",
+]
