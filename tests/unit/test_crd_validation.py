@@ -938,3 +938,33 @@ def test_ca_bundle_judged_only_once_established_with_a_valid_one() -> None:
     ]
     # a bundle that was already invalid may stay invalid
     assert lines(validate_crd_update(_webhook_crd(bad), _established(_webhook_crd(bad)))) == []
+
+
+def test_identical_versions_are_validated_once_at_the_internal_top_level() -> None:
+    crd = typical_crd()
+    second = copy.deepcopy(_v(crd))
+    second.update(name="v1beta1", storage=False)
+    crd["spec"]["versions"].append(second)
+    for version in crd["spec"]["versions"]:
+        version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["color"].pop("type")
+        version["additionalPrinterColumns"][0]["type"] = "int"
+    assert lines(validate_crd(crd)) == [
+        f"{SP}[color].type: Required value: must not be empty for specified object fields",
+        'spec.additionalPrinterColumns[0].type: Invalid value: "int": must be one of'
+        " boolean,date,integer,number,string",
+        'spec.selectableFields[0].jsonPath: Invalid value: ".spec.color": must point to a field of type string,'
+        " boolean or integer. Enum string fields and strings with formats are allowed.",
+    ]
+
+
+def test_list_map_with_items_array() -> None:
+    crd = typical_crd()
+    _spec_props(crd)["ports"]["items"] = [{"type": "object"}]
+    errs = lines(validate_crd(crd))
+    assert f"{SP}[ports].items: Forbidden: items must be a schema object and not an array" in errs
+    single = [e for e in errs if "must only have a single schema" in e]
+    assert single == [
+        f'{SP}[ports].items: Invalid value: {{"Schema":null,"JSONSchemas":[{{"ID":"","Schema":"","Ref":null,'
+        '"Description":"","Type":"object",' + single[0].split('"Type":"object",', 1)[1]
+    ]
+    assert single[0].endswith('"XValidations":null}]}: must only have a single schema if x-kubernetes-list-type is map')

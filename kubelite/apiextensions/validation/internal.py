@@ -266,6 +266,16 @@ def _version_struct(version: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def items_value(items: Any) -> RawValue:
+    """An internal JSONSchemaPropsOrArray (`items`) as field.Error prints it."""
+    value: dict[str, Any]
+    if isinstance(items, list):
+        value = {"Schema": None, "JSONSchemas": [_schema_struct(v) for v in items]}
+    else:
+        value = {"Schema": _schema_struct(items), "JSONSchemas": None}
+    return RawValue(gofmt.json(value, sort_keys=False))
+
+
 def versions_value(versions: Any) -> RawValue:
     """`spec.Versions` (internal) as field.Error prints it."""
     if not isinstance(versions, list):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from kubelite.apiextensions.validation.fieldpath import FieldPathError, resolve_field_path
-from kubelite.apiextensions.validation.internal import as_dict, as_list, as_str, schema_value
+from kubelite.apiextensions.validation.internal import as_dict, as_list, as_str, items_value, schema_value
 from kubelite.apiextensions.validation.options import Options
 from kubelite.apiextensions.validation.paths import child, key
 from kubelite.apiextensions.validation.structural import structural_error, validate_structural
@@ -309,7 +309,7 @@ def _extensions(schema: Mapping[str, Any], path: str, opts: Options) -> list[Fie
             errs.append(
                 FieldError.invalid(
                     child(path, "items"),
-                    RawValue(gofmt.json({"Schema": None, "JSONSchemas": as_list(items)})),
+                    items_value(items),
                     "must only have a single schema if x-kubernetes-list-type is map",
                 )
             )
