@@ -635,6 +635,201 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
 ]
 
 
+MORE_CASES: list[tuple[str, Mutation, list[str]]] = [
+    (
+        "embedded-without-properties",
+        lambda c: _spec_props(c).update(inner={"type": "object", "x-kubernetes-embedded-resource": True}),
+        [
+            f"{SP}[inner].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true"
+            " without x-kubernetes-preserve-unknown-fields"
+        ],
+    ),
+    (
+        "embedded-kind-must-be-string",
+        lambda c: _spec_props(c)["template"].update(properties={"kind": {"type": "integer"}}),
+        [f'{SP}[template].properties[kind].type: Invalid value: "integer": must be string'],
+    ),
+    (
+        "embedded-inside-meta",
+        lambda c: _root(c)["properties"].update(
+            kind={
+                "type": "string",
+                "x-kubernetes-embedded-resource": True,
+                "x-kubernetes-preserve-unknown-fields": True,
+            }
+        ),
+        [
+            'spec.validation.openAPIV3Schema.properties[kind].type: Invalid value: "string": must be object if'
+            " x-kubernetes-embedded-resource is true",
+            "spec.validation.openAPIV3Schema.properties[kind].x-kubernetes-embedded-resource: Forbidden: must not be"
+            " used inside of resource meta",
+        ],
+    ),
+    (
+        "int-or-string-embedded",
+        lambda c: _spec_props(c)["port"].update({"x-kubernetes-embedded-resource": True}),
+        [
+            # structural errors come sorted by their text
+            f"{SP}[port].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true"
+            " without x-kubernetes-preserve-unknown-fields",
+            f"{SP}[port].type: Required value: must be object if x-kubernetes-embedded-resource is true",
+            f"{SP}[port].x-kubernetes-embedded-resource: Invalid value: true: must be false if"
+            " x-kubernetes-int-or-string is true",
+        ],
+    ),
+    (
+        "additional-properties-at-root",
+        lambda c: (_v(c)["subresources"].pop("status"), _root(c).update(additionalProperties=False)),
+        [
+            "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root",
+            "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: additionalProperties and properties are"
+            " mutual exclusive",
+        ],
+    ),
+    (
+        "metadata-in-nested-context",
+        lambda c: (_v(c)["subresources"].pop("status"), _root(c).update(anyOf=[{"properties": {"metadata": {}}}])),
+        [
+            "spec.validation.openAPIV3Schema.anyOf[0].properties[metadata]: Forbidden: must not be specified in a"
+            " nested context"
+        ],
+    ),
+    (
+        "default-in-metadata-additional-properties",
+        lambda c: _root(c)["properties"].update(
+            metadata={"type": "object", "additionalProperties": {"type": "string", "default": "x"}}
+        ),
+        [
+            "spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than"
+            " name and generateName, but metadata is implicitly specified",
+            "spec.validation.openAPIV3Schema.properties[metadata].additionalProperties.default: Forbidden: must not"
+            " be set inside additionalProperties applying to object metadata",
+        ],
+    ),
+    (
+        "list-map-items-not-object",
+        lambda c: _spec_props(c)["ports"].update(items={"type": "string"}),
+        [
+            f'{SP}[ports].items.type: Invalid value: "string": must be object if parent array\'s'
+            " x-kubernetes-list-type is map"
+        ],
+    ),
+    (
+        "list-map-key-not-scalar",
+        lambda c: _spec_props(c)["ports"]["items"]["properties"].update(name={"type": "object"}),
+        [
+            f'{SP}[ports].items.properties[name].type: Invalid value: "object": must be a scalar type if parent'
+            " array's x-kubernetes-list-type is map"
+        ],
+    ),
+    (
+        "list-map-keys-without-list-type",
+        lambda c: _spec_props(c)["tags"].update({"x-kubernetes-list-map-keys": ["a"], "x-kubernetes-list-type": None}),
+        [f"{SP}[tags].x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty"],
+    ),
+    (
+        "list-map-without-keys",
+        lambda c: _spec_props(c)["ports"].pop("x-kubernetes-list-map-keys"),
+        [f"{SP}[ports].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map"],
+    ),
+    (
+        "set-items-nullable",
+        lambda c: _spec_props(c)["tags"]["items"].update(nullable=True),
+        [f"{SP}[tags].items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is set"],
+    ),
+    (
+        "map-key-nullable",
+        lambda c: _spec_props(c)["ports"]["items"]["properties"]["name"].update(nullable=True),
+        [
+            f"{SP}[ports].items.properties[name].nullable: Forbidden: this property is in x-kubernetes-list-map-keys,"
+            " so it cannot be nullable"
+        ],
+    ),
+    (
+        "set-of-sets",
+        lambda c: _spec_props(c)["tags"].update(
+            items={"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}
+        ),
+        [
+            f'{SP}[tags].items.x-kubernetes-list-type: Invalid value: "set": must be atomic as item of a list with'
+            " x-kubernetes-list-type=set"
+        ],
+    ),
+    (
+        "conversion-strategy",
+        lambda c: c["spec"].update(conversion={"strategy": "Magic"}),
+        [
+            'spec.conversion.strategy: Unsupported value: "Magic": supported values: "None", "Webhook"',
+        ],
+    ),
+    (
+        "conversion-strategy-required",
+        lambda c: c["spec"].update(conversion={}),
+        ["spec.conversion.strategy: Required value"],
+    ),
+    (
+        "conversion-review-version-name",
+        lambda c: c["spec"].update(
+            conversion={
+                "strategy": "Webhook",
+                "webhook": {"conversionReviewVersions": ["v1", "V2"], "clientConfig": {"url": "https://a"}},
+            }
+        ),
+        [
+            'spec.conversion.conversionReviewVersions[1]: Invalid value: "V2": a DNS-1035 label must consist of lower'
+            " case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric"
+            " character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+        ],
+    ),
+    (
+        "webhook-with-preserve-unknown-fields",
+        lambda c: (
+            c["spec"].update(
+                preserveUnknownFields=True,
+                conversion={
+                    "strategy": "Webhook",
+                    "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://a"}},
+                },
+            ),
+            _spec_props(c)["replicas"].pop("default"),
+        ),
+        [
+            'spec.conversion.strategy: Invalid value: "Webhook": must be None if spec.preserveUnknownFields is true',
+            "spec.preserveUnknownFields: Invalid value: true: cannot set to true, set"
+            " x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+        ],
+    ),
+    (
+        "deprecation-warning-non-printable",
+        lambda c: _v(c).update(deprecated=True, deprecationWarning="é\tx"),
+        [
+            'spec.versions[0].deprecationWarning: Invalid value: "é\\tx": must only contain printable UTF-8'
+            " characters; non-printable character found at index 2"
+        ],
+    ),
+]
+CASES += MORE_CASES
+
+
+def test_duplicate_version_names() -> None:
+    crd = typical_crd()
+    crd["spec"]["versions"].append({"name": "v1", "served": True, "storage": False})
+    errs = lines(validate_crd(crd))
+    assert errs[0] == "spec.versions[1].schema.openAPIV3Schema: Required value"
+    # the versions differ, so each keeps its own fields, printed in full
+    assert errs[1].startswith(
+        'spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":true,"Deprecated":false,'
+        '"DeprecationWarning":null,"Schema":{"OpenAPIV3Schema":{"ID":"","Schema":"","Ref":null,'
+        '"Description":"Widget is a test kind.","Type":"object",'
+    )
+    assert errs[1].endswith(
+        '{"Name":"v1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":null,'
+        '"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must contain unique version'
+        " names"
+    )
+    assert len(errs) == 2
+
+
 @pytest.mark.parametrize(("mutate", "expected"), [(m, e) for _, m, e in CASES], ids=[name for name, _, _ in CASES])
 def test_rule(mutate: Mutation, expected: list[str]) -> None:
     crd = typical_crd()
