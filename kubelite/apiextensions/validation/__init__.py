@@ -5,6 +5,11 @@ apiextensions-apiserver validates them: same rules, same field paths, same messa
 - `versions`, `conversion`, `webhook`, `names`: the parts of the spec;
 - `schema_props`: the openAPIV3Schema keywords and extensions; `structural`: structural schemas;
 - `internal`: the internal layout kube validates and prints, `fieldpath`: JSON paths into a schema.
+
+The object must already hold v1's defaults, as kube defaults before it validates: `names.singular` (the kind
+lower-cased), `names.listKind` (kind + "List"), `conversion.strategy: None`, `status.storedVersions` (the storage
+version when empty) and a webhook service's `port: 443`. Fields v1 does not know (a schema's `readOnly`, ...) are
+the decoder's to drop or reject. Generic metadata checks (name format, labels, ...) are the registry's.
 """
 
 from __future__ import annotations
