@@ -28,12 +28,18 @@ PER_VERSION_FIELDS = (
 )
 
 
+_EMPTY: Mapping[str, Any] = {}
+
+
 def as_dict(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    # parsed JSON gives plain dicts: test their exact type before the (slow) abstract one
+    if type(value) is dict or isinstance(value, Mapping):
+        return value
+    return _EMPTY
 
 
 def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+    return value if type(value) is list or isinstance(value, list) else []
 
 
 def as_str(value: Any) -> str:

@@ -28,6 +28,8 @@ class Options:
     #: version name ("" for the top level) -> more than 8 unchanged selectable fields are kept
     allow_too_many_selectable_fields: Mapping[str, bool] = field(default_factory=dict)
     check_default: DefaultChecker | None = None
+    #: NewStructural's verdict per schema node of the CRD under validation (shared by every copy of the options)
+    structural_cache: dict[int, str | None] = field(default_factory=dict)
 
     def with_structural_required(self) -> Options:
         return replace(self, require_structural_schema=True)

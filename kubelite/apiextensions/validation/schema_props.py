@@ -95,7 +95,7 @@ def validate_validation(validation: Any, status_enabled: bool, opts: Options, pa
 
     init_errs: list[FieldError] = []
     if opts.require_structural_schema:
-        if problem := structural_error(schema):
+        if problem := structural_error(schema, opts.structural_cache):
             # these overlap with the schema errors below and are only shown when there are none
             init_errs.append(FieldError.invalid(schema_path, "", problem))
         elif structural := validate_structural(schema, schema_path):
@@ -235,7 +235,7 @@ def validate_openapi_schema(schema: Any, path: str, ctx: _Context, is_root: bool
     for name in sorted(dependencies):
         errs += validate_openapi_schema(dependencies[name], key(child(path, "dependencies"), name), ctx, False, opts)
     errs += _extensions(schema, path, opts)
-    errs += _rules(schema, path)
+    errs += _rules(schema, path, opts)
     return errs
 
 
@@ -394,7 +394,7 @@ def map_list_keys_map_set(schema: Mapping[str, Any], path: str) -> list[FieldErr
     return errs
 
 
-def _rules(schema: Mapping[str, Any], path: str) -> list[FieldError]:
+def _rules(schema: Mapping[str, Any], path: str, opts: Options) -> list[FieldError]:
     """The static shape of each x-kubernetes-validations rule."""
     errs: list[FieldError] = []
     for i, raw_rule in enumerate(as_list(schema.get("x-kubernetes-validations"))):
@@ -429,13 +429,13 @@ def _rules(schema: Mapping[str, Any], path: str) -> list[FieldError]:
             errs.append(FieldError.invalid(child(rule_path, "fieldPath"), field_path, "must be non-empty if specified"))
         if _NEWLINES_RE.search(field_path):
             errs.append(FieldError.invalid(child(rule_path, "fieldPath"), field_path, "must not contain line breaks"))
-        if field_path and not _field_path_valid(schema, field_path):
+        if field_path and not _field_path_valid(schema, field_path, opts):
             errs.append(FieldError.invalid(child(rule_path, "fieldPath"), field_path, "must be a valid path"))
     return errs
 
 
-def _field_path_valid(schema: Mapping[str, Any], field_path: str) -> bool:
-    if structural_error(schema) is not None:
+def _field_path_valid(schema: Mapping[str, Any], field_path: str, opts: Options) -> bool:
+    if structural_error(schema, opts.structural_cache) is not None:
         return True  # reported elsewhere; the path cannot be judged against it
     try:
         resolve_field_path(field_path, schema)

@@ -74,30 +74,44 @@ def _unsupported(node: Mapping[str, Any]) -> str | None:
     return None
 
 
-def structural_error(node: Any) -> str | None:
-    """The error NewStructural returns for the schema, None when it converts."""
-    if not isinstance(node, Mapping):
+#: id(schema node) -> its NewStructural error, for the nodes of one CRD being validated
+StructuralCache = dict[int, "str | None"]
+
+
+def structural_error(node: Any, cache: StructuralCache | None = None) -> str | None:
+    """The error NewStructural returns for the schema, None when it converts. With a cache (valid while the
+    schema is neither changed nor freed), each subtree is converted once however often it is asked about."""
+    if not (type(node) is dict or isinstance(node, Mapping)):
         return None
+    if cache is not None:
+        key_ = id(node)
+        if key_ in cache:
+            return cache[key_]
+        cache[key_] = found = _structural_error(node, cache)
+        return found
+    return _structural_error(node, None)
+
+
+def _structural_error(node: Mapping[str, Any], cache: StructuralCache | None) -> str | None:
     if err := _unsupported(node):
         return err
-    for junctor in ("not",):
-        if err := structural_error(node.get(junctor)):
-            return err
+    if err := structural_error(node.get("not"), cache):
+        return err
     for junctor in ("allOf", "anyOf", "oneOf"):
         for clause in as_list(node.get(junctor)):
-            if err := structural_error(clause):
+            if err := structural_error(clause, cache):
                 return err
     if node.get("x-kubernetes-preserve-unknown-fields") is False:
         return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined"
     items = node.get("items")
     if isinstance(items, list) and items:
         return "OpenAPIV3Schema 'items' must be a schema, but is an array"
-    if err := structural_error(items):
+    if err := structural_error(items, cache):
         return err
     for name in sorted(as_dict(node.get("properties"))):
-        if err := structural_error(node["properties"][name]):
+        if err := structural_error(node["properties"][name], cache):
             return err
-    return structural_error(node.get("additionalProperties"))
+    return structural_error(node.get("additionalProperties"), cache)
 
 
 # -- ValidateStructural ---------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ def validate_version(version: Mapping[str, Any], path: str, status_enabled: bool
 def _selectable_fields_with_schema(
     fields: list[Any], schema: Mapping[str, Any], path: str, opts: Options, version_name: str
 ) -> list[FieldError]:
-    if problem := structural_error(schema):
+    if problem := structural_error(schema, opts.structural_cache):
         # kube goes on with a nil schema, on which every path fails to resolve
         return [FieldError.invalid(child(path, "schema.openAPIV3Schema"), "", problem)]
     return validate_selectable_fields(fields, schema, child(path, "selectableFields"), opts, version_name)
