@@ -1163,3 +1163,10 @@ def test_list_map_with_items_array() -> None:
         '"Description":"","Type":"object",' + single[0].split('"Type":"object",', 1)[1]
     ]
     assert single[0].endswith('"XValidations":null}]}: must only have a single schema if x-kubernetes-list-type is map')
+
+
+def test_v1_has_no_top_level_schema_fields() -> None:
+    crd = typical_crd()
+    crd["spec"]["validation"] = {"openAPIV3Schema": {"type": "string"}}  # unknown to v1: not the internal field
+    crd["spec"]["version"] = "BAD"
+    assert lines(validate_crd(crd)) == []

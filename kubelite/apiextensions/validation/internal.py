@@ -31,6 +31,9 @@ PER_VERSION_FIELDS = (
 _EMPTY: Mapping[str, Any] = {}
 
 
+_INTERNAL_ONLY = frozenset({"version", "validation", "subresources", "additionalPrinterColumns", "selectableFields"})
+
+
 def as_dict(value: Any) -> Mapping[str, Any]:
     # parsed JSON gives plain dicts: test their exact type before the (slow) abstract one
     if type(value) is dict or isinstance(value, Mapping):
@@ -49,7 +52,8 @@ def as_str(value: Any) -> str:
 def internal_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The v1 spec as the internal type lays it out: identical per-version fields hoisted to the top level, the
     conversion webhook flattened, `version` set to the first version's name."""
-    out = dict(spec)
+    # v1 has no top-level schema fields: any left in the dict are unknown fields, not the internal ones
+    out = {k: v for k, v in spec.items() if k not in _INTERNAL_ONLY}
     versions = [dict(v) if isinstance(v, Mapping) else {} for v in as_list(spec.get("versions"))]
     # a missing list stays nil (printed `null`), as the conversion leaves it
     out["versions"] = versions if isinstance(spec.get("versions"), list) else None
@@ -76,8 +80,7 @@ def internal_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _present(value: Any) -> Any:
-    # a JSON null decodes to a nil pointer or slice, the same as an absent field; an empty list is nil too for
-    # the Semantic.DeepEqual kube uses here only when both sides are empty, which equality already gives
+    # an absent field and a JSON null are both nil, and Semantic.DeepEqual holds an empty slice equal to nil
     return None if value is None or value == [] else value
 
 
