@@ -16,9 +16,11 @@ from kubelite.apiextensions.controllers.serving import ServingController
 from kubelite.apiextensions.conversion import converter_for
 from kubelite.apiextensions.registry import customresourcedefinitions as crds
 from kubelite.apiextensions.rules import version_rules
+from kubelite.apiextensions.schema import validate_value
 from kubelite.apiextensions.service_resolver import EndpointsResolver
 from kubelite.apiextensions.serving import CustomResourceServing, OpenAPISink, ResourceListener
 from kubelite.apiextensions.tableconvertor import table_for
+from kubelite.apiextensions.validation import validate_crd, validate_crd_status, validate_crd_update
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.schema.registry import SchemaRegistry
 from kubelite.apimachinery.schema.registry import registry as schema_registry
@@ -61,7 +63,14 @@ class APIExtensionServer:
 
     async def register(self) -> None:
         """Register the CRD resource's storage (before the routes are installed)."""
-        await self.registry.register(crds.SPEC, crds.registration())
+        await self.registry.register(
+            crds.SPEC,
+            crds.registration(
+                lambda crd: validate_crd(crd, check_default=validate_value),
+                lambda new, old: validate_crd_update(new, old, check_default=validate_value),
+                validate_crd_status,
+            ),
+        )
 
     def install(self, routes: ResourceRoutes, options: ScopeOptions, openapi: OpenAPIBuilder | None = None) -> None:
         """Install the CRD resource's routes and OpenAPI, and take the routes and documents custom resources will

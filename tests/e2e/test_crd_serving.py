@@ -597,3 +597,26 @@ def test_deleting_a_namespace_deletes_its_custom_resources(server: KubeliteProce
     server.kubectl("delete", "namespace", "tenants", "--timeout=20s")
     assert server.http("GET", "/api/v1/namespaces/tenants").status == 404
     assert server.http("GET", "/apis/ns.example.com/v1/tenants").json()["items"] == []
+
+
+def test_an_invalid_crd_is_refused_with_kubes_messages(server: KubeliteProcess) -> None:
+    bad = crd("example", "Foo", plural="foos", scope="Regional")
+    bad["metadata"]["name"] = "bad.example.com"
+    refused = apply(server, bad, check=False)
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        'The CustomResourceDefinition "bad.example.com" is invalid: ',
+        '* metadata.name: Invalid value: "bad.example.com": must be spec.names.plural+"."+spec.group',
+        '* spec.group: Invalid value: "example": should be a domain with at least one dot',
+        '* spec.scope: Unsupported value: "Regional": supported values: "Cluster", "Namespaced"',
+    ]
+    schema = {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"a": {"type": "integer", "default": "x"}}}},
+    }
+    refused = apply(server, crd("invalid.example.com", "Foo", versions=[version("v1", schema=schema)]), check=False)
+    assert refused.stderr.strip() == (
+        'The CustomResourceDefinition "foos.invalid.example.com" is invalid: '
+        "spec.validation.openAPIV3Schema.properties[spec].properties[a].default: "
+        'Invalid value: "string":  in body must be of type integer: "string"'
+    )

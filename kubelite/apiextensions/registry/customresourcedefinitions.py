@@ -37,7 +37,7 @@ SPEC = ResourceSpec(
     subresources=(SubresourceSpec("status"),),
 )
 
-#: (crd, field path) -> errors; the CRD validation the APIExtensionServer plugs in
+#: crd -> errors (and (new, old) -> errors): the CRD validation the APIExtensionServer plugs in
 CRDValidator = Callable[[Obj], list[FieldError]]
 CRDUpdateValidator = Callable[[Obj, Obj], list[FieldError]]
 
@@ -132,6 +132,13 @@ class CRDStrategy(Strategy):
 class CRDStatusStrategy(StatusStrategy):
     """/status of a CRD: only status changes; storedVersions may not lose the storage version."""
 
+    def __init__(self, parent: Strategy, validate: CRDValidator | None = None) -> None:
+        super().__init__(parent)
+        self._validate = validate
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return self._validate(new) if self._validate is not None else []
+
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         super().prepare_for_update(new, old)
         if isinstance(new.get("status"), dict):
@@ -179,7 +186,9 @@ class CRDStore(Store):
 
 
 def registration(
-    validate: CRDValidator | None = None, validate_update: CRDUpdateValidator | None = None
+    validate: CRDValidator | None = None,
+    validate_update: CRDUpdateValidator | None = None,
+    validate_status: CRDValidator | None = None,
 ) -> Registration:
     """The CRD resource's registration, with the APIExtensionServer's validation."""
 
@@ -188,6 +197,7 @@ def registration(
 
     def new_storage(ctx: StorageContext) -> ResourceStorage:
         store = ctx.store(new_strategy(ctx.spec), store_type=CRDStore)
-        return ResourceStorage(store, {"status": StatusStore(store, CRDStatusStrategy(store.strategy))})
+        status = CRDStatusStrategy(store.strategy, validate_status)
+        return ResourceStorage(store, {"status": StatusStore(store, status)})
 
     return Registration(SPEC.group, SPEC.resource, new_storage, new_strategy)
