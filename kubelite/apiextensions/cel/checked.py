@@ -1,0 +1,181 @@
+"""The checked expression a compiled rule serializes to, read back as a small Python tree.
+
+cel-expr-python compiles to cel-cpp's checked AST (`cel.expr.CheckedExpr` wrapped in a `google.protobuf.Any`)
+and exposes it only as bytes. Cost estimation and the `oldSelf` check walk that tree, so this module declares the
+few messages of cel-spec's syntax.proto/checked.proto it needs (by their public field numbers; the other fields
+are skipped by the parser) and turns a parsed message into `Node`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
+
+_F = descriptor_pb2.FieldDescriptorProto
+
+
+def _file() -> descriptor_pb2.FileDescriptorProto:
+    fdp = descriptor_pb2.FileDescriptorProto(name="kubelite_cel_checked.proto", package="kubelite.celast")
+
+    def message(name: str, fields: list[tuple[str, int, int, str, bool]], parent: Any = None) -> Any:
+        msg = (parent.nested_type if parent is not None else fdp.message_type).add(name=name)
+        for fname, number, ftype, type_name, repeated in fields:
+            fd = msg.field.add(name=fname, number=number, type=ftype)
+            fd.label = _F.LABEL_REPEATED if repeated else _F.LABEL_OPTIONAL
+            if type_name:
+                fd.type_name = type_name
+        return msg
+
+    e = ".kubelite.celast.Expr"
+    message(
+        "Constant",
+        [
+            ("null_value", 1, _F.TYPE_INT32, "", False),
+            ("bool_value", 2, _F.TYPE_BOOL, "", False),
+            ("int64_value", 3, _F.TYPE_INT64, "", False),
+            ("uint64_value", 4, _F.TYPE_UINT64, "", False),
+            ("double_value", 5, _F.TYPE_DOUBLE, "", False),
+            ("string_value", 6, _F.TYPE_STRING, "", False),
+            ("bytes_value", 7, _F.TYPE_BYTES, "", False),
+        ],
+    )
+    expr = message(
+        "Expr",
+        [
+            ("id", 2, _F.TYPE_INT64, "", False),
+            ("const_expr", 3, _F.TYPE_MESSAGE, ".kubelite.celast.Constant", False),
+            ("ident_expr", 4, _F.TYPE_MESSAGE, e + ".Ident", False),
+            ("select_expr", 5, _F.TYPE_MESSAGE, e + ".Select", False),
+            ("call_expr", 6, _F.TYPE_MESSAGE, e + ".Call", False),
+            ("list_expr", 7, _F.TYPE_MESSAGE, e + ".CreateList", False),
+            ("struct_expr", 8, _F.TYPE_MESSAGE, e + ".CreateStruct", False),
+            ("comprehension_expr", 9, _F.TYPE_MESSAGE, e + ".Comprehension", False),
+        ],
+    )
+    message("Ident", [("name", 1, _F.TYPE_STRING, "", False)], expr)
+    message(
+        "Select",
+        [("operand", 1, _F.TYPE_MESSAGE, e, False), ("field", 2, _F.TYPE_STRING, "", False),
+         ("test_only", 3, _F.TYPE_BOOL, "", False)],
+        expr,
+    )
+    message(
+        "Call",
+        [("target", 1, _F.TYPE_MESSAGE, e, False), ("function", 2, _F.TYPE_STRING, "", False),
+         ("args", 3, _F.TYPE_MESSAGE, e, True)],
+        expr,
+    )
+    message("CreateList", [("elements", 1, _F.TYPE_MESSAGE, e, True)], expr)
+    struct = message(
+        "CreateStruct",
+        [("message_name", 1, _F.TYPE_STRING, "", False),
+         ("entries", 2, _F.TYPE_MESSAGE, e + ".CreateStruct.Entry", True)],
+        expr,
+    )
+    message(
+        "Entry",
+        [("field_key", 2, _F.TYPE_STRING, "", False), ("map_key", 3, _F.TYPE_MESSAGE, e, False),
+         ("value", 4, _F.TYPE_MESSAGE, e, False)],
+        struct,
+    )
+    message(
+        "Comprehension",
+        [
+            ("iter_var", 1, _F.TYPE_STRING, "", False),
+            ("iter_range", 2, _F.TYPE_MESSAGE, e, False),
+            ("accu_var", 3, _F.TYPE_STRING, "", False),
+            ("accu_init", 4, _F.TYPE_MESSAGE, e, False),
+            ("loop_condition", 5, _F.TYPE_MESSAGE, e, False),
+            ("loop_step", 6, _F.TYPE_MESSAGE, e, False),
+            ("result", 7, _F.TYPE_MESSAGE, e, False),
+            ("iter_var2", 8, _F.TYPE_STRING, "", False),
+        ],
+        expr,
+    )
+    message("Reference", [("name", 1, _F.TYPE_STRING, "", False), ("overload_id", 3, _F.TYPE_STRING, "", True)])
+    checked = message(
+        "CheckedExpr",
+        [("reference_map", 2, _F.TYPE_MESSAGE, ".kubelite.celast.CheckedExpr.ReferenceMapEntry", True),
+         ("expr", 4, _F.TYPE_MESSAGE, e, False)],
+    )
+    entry = message(
+        "ReferenceMapEntry",
+        [("key", 1, _F.TYPE_INT64, "", False), ("value", 2, _F.TYPE_MESSAGE, ".kubelite.celast.Reference", False)],
+        checked,
+    )
+    entry.options.map_entry = True
+    return fdp
+
+
+_POOL = descriptor_pool.DescriptorPool()
+_POOL.Add(_file())
+_CheckedExpr = message_factory.GetMessageClass(_POOL.FindMessageTypeByName("kubelite.celast.CheckedExpr"))
+
+
+@dataclass(slots=True)
+class Node:
+    """One expression node: kind is const, ident, select, has, call, list, map, struct or comprehension."""
+
+    id: int
+    kind: str
+    name: str = ""  # ident name, selected field, function name
+    value: Any = None  # a constant's value
+    target: Node | None = None  # select operand, receiver of a member call
+    args: list[Node] = field(default_factory=list)  # call arguments, list elements, map/struct values
+    overloads: tuple[str, ...] = ()
+    # comprehension parts
+    iter_var: str = ""
+    accu_var: str = ""
+    iter_range: Node | None = None
+    accu_init: Node | None = None
+    loop_condition: Node | None = None
+    loop_step: Node | None = None
+    result: Node | None = None
+
+
+def parse(serialized: bytes) -> tuple[Node, dict[int, tuple[str, tuple[str, ...]]]]:
+    """The root node of a serialized checked expression, and its reference map (id -> (name, overload ids))."""
+    wrapper = any_pb2.Any()
+    wrapper.ParseFromString(serialized)
+    checked = _CheckedExpr()
+    checked.ParseFromString(wrapper.value)
+    refs = {key: (ref.name, tuple(ref.overload_id)) for key, ref in checked.reference_map.items()}
+    return _node(checked.expr, refs), refs
+
+
+def _node(expr: Any, refs: dict[int, tuple[str, tuple[str, ...]]]) -> Node:
+    node_id = expr.id
+    if expr.HasField("const_expr"):
+        const = expr.const_expr
+        which = [f.name for f, _ in const.ListFields()]
+        value = getattr(const, which[0]) if which else None
+        return Node(node_id, "const", value=value)
+    if expr.HasField("ident_expr"):
+        return Node(node_id, "ident", name=expr.ident_expr.name)
+    if expr.HasField("select_expr"):
+        sel = expr.select_expr
+        operand = _node(sel.operand, refs)
+        return Node(node_id, "has" if sel.test_only else "select", name=sel.field, target=operand)
+    if expr.HasField("call_expr"):
+        call = expr.call_expr
+        target = _node(call.target, refs) if call.HasField("target") else None
+        overloads = refs.get(node_id, ("", ()))[1]
+        return Node(node_id, "call", name=call.function, target=target,
+                    args=[_node(a, refs) for a in call.args], overloads=overloads)
+    if expr.HasField("list_expr"):
+        return Node(node_id, "list", args=[_node(a, refs) for a in expr.list_expr.elements])
+    if expr.HasField("struct_expr"):
+        st = expr.struct_expr
+        values = [_node(entry.value, refs) for entry in st.entries]
+        return Node(node_id, "struct" if st.message_name else "map", name=st.message_name, args=values)
+    if expr.HasField("comprehension_expr"):
+        c = expr.comprehension_expr
+        return Node(
+            node_id, "comprehension", iter_var=c.iter_var, accu_var=c.accu_var,
+            iter_range=_node(c.iter_range, refs), accu_init=_node(c.accu_init, refs),
+            loop_condition=_node(c.loop_condition, refs), loop_step=_node(c.loop_step, refs),
+            result=_node(c.result, refs),
+        )
+    return Node(node_id, "const", value=None)
