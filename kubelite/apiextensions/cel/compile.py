@@ -1,0 +1,217 @@
+"""Compiling the x-kubernetes-validations of a schema: declarations, checked programs, CRD-time errors.
+
+For every schema node with rules this builds the node's environment (`self`, `oldSelf` typed from the node,
+kube's libraries), compiles each rule and messageExpression, estimates its cost times the node's cardinality,
+and reports what kube's CRD validation reports, at kube's paths and in its words
+(pkg/apis/apiextensions/validation: "compilation failed: ...", "cel expression must evaluate to a bool",
+"estimated rule cost exceeds budget by factor of ...", the total for the whole schema).
+
+A rule with `optionalOldSelf` sees `oldSelf` as an optional. cel-expr-python cannot declare an optional
+variable, so that rule is compiled inside `cel.bind(oldSelf, <optional made of two hidden variables>, ...)`,
+on a line of its own so that reported positions only need their line number shifted back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cel_expr_python import cel
+
+from kubelite.apiextensions.cel import checked, cost
+from kubelite.apiextensions.cel.decl import Decl, max_cardinality, schema_decl
+from kubelite.apiextensions.cel.library import new_env
+from kubelite.apimachinery.validation import FieldError
+
+OLD_PRESENT = "__oldSelfPresent"
+OLD_VALUE = "__oldSelfValue"
+_WRAP_PREFIX = f"cel.bind(oldSelf, {OLD_PRESENT} ? optional.of({OLD_VALUE}) : optional.none(),\n"
+_STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+_LINE = re.compile(r"<input>:(\d+):")
+
+
+@dataclass(slots=True)
+class CompiledRule:
+    """One rule, compiled: the program, what it reads, and its static cost."""
+
+    rule: Mapping[str, Any]
+    program: cel.Expression
+    ast: checked.Node
+    uses_old_self: bool
+    optional_old_self: bool
+    static_cost: int
+    cost_is_sized: bool
+    message_program: cel.Expression | None = None
+    message_ast: checked.Node | None = None
+    field_path: str = ""
+
+
+@dataclass(slots=True)
+class NodeRules:
+    """The compiled rules of one schema node and of the nodes below it."""
+
+    decl: Decl
+    type_name: str
+    rules: list[CompiledRule] = field(default_factory=list)
+    properties: dict[str, NodeRules] = field(default_factory=dict)
+    items: NodeRules | None = None
+    additional: NodeRules | None = None
+    list_map_keys: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return (not self.rules and not self.properties and self.items is None and self.additional is None)
+
+
+def _issues(err: Exception, shift: int = 0) -> str:
+    text = _STATUS_SUFFIX.sub("", _STATUS_PREFIX.sub("", str(err)))
+    if shift:
+        text = _LINE.sub(lambda m: f"<input>:{int(m.group(1)) - shift}:", text)
+    return text
+
+
+def _rule_value(rule: Mapping[str, Any]) -> dict[str, Any]:
+    # kube prints the internal ValidationRule struct, whose JSON keeps Go's field names
+    return {
+        "Rule": rule.get("rule", ""),
+        "Message": rule.get("message", ""),
+        "MessageExpression": rule.get("messageExpression", ""),
+        "Reason": rule.get("reason"),
+        "FieldPath": rule.get("fieldPath", ""),
+        "OptionalOldSelf": rule.get("optionalOldSelf"),
+    }
+
+
+def normalize_field_path(path: str) -> str:
+    """A rule's relative fieldPath (`.spec.x`, `['a.b']`, `.list[0]`) as field.Path text below the node."""
+    out = ""
+    for match in re.finditer(r"\.([^.\[]+)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]", path.strip()):
+        name, quoted, index = match.groups()
+        if name is not None:
+            out += ("." if out else "") + name
+        elif quoted is not None:
+            out += f"[{quoted}]"
+        else:
+            out += f"[{index}]"
+    return out
+
+
+class _Compiler:
+    def __init__(self) -> None:
+        self.errors: list[FieldError] = []
+        self.costs: list[tuple[str, int]] = []
+
+    def node(self, schema: Mapping[str, Any], path: str, root: bool, cardinality: int | None) -> NodeRules | None:
+        embedded = root or bool(schema.get("x-kubernetes-embedded-resource"))
+        decl = schema_decl(schema, resource_root=embedded)
+        if decl is None:
+            return None
+        out = NodeRules(decl, str(schema.get("type", "")),
+                        list_map_keys=tuple(schema.get("x-kubernetes-list-map-keys") or ()))
+        rules = schema.get("x-kubernetes-validations") or []
+        if rules:
+            card = cardinality if cardinality is not None else max_cardinality(decl.min_size)
+            env = new_env({"self": decl.cel_type(), "oldSelf": decl.cel_type()})
+            wrapped_env = new_env({"self": decl.cel_type(), OLD_PRESENT: cel.Type.BOOL, OLD_VALUE: decl.cel_type()})
+            for i, rule in enumerate(rules):
+                compiled = self.rule(rule, f"{path}.x-kubernetes-validations[{i}]", decl, env, wrapped_env, card)
+                if compiled is not None:
+                    out.rules.append(compiled)
+        for name, prop in (schema.get("properties") or {}).items():
+            if isinstance(prop, Mapping):
+                sub = self.node(prop, f"{path}.properties[{name}]", False, cardinality)
+                if sub is not None and not sub.empty:
+                    out.properties[name] = sub
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            limit = schema.get("maxItems")
+            sub = self.node(items, f"{path}.items", False,
+                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0))
+            if sub is not None and not sub.empty:
+                out.items = sub
+        additional = schema.get("additionalProperties")
+        if isinstance(additional, Mapping):
+            limit = schema.get("maxProperties")
+            sub = self.node(additional, f"{path}.additionalProperties", False,
+                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0))
+            if sub is not None and not sub.empty:
+                out.additional = sub
+        return out
+
+    def rule(self, rule: Mapping[str, Any], path: str, decl: Decl, env: cel.Env, wrapped_env: cel.Env,
+             cardinality: int) -> CompiledRule | None:
+        source = str(rule.get("rule", ""))
+        if not source.strip():
+            return None
+        optional_old = bool(rule.get("optionalOldSelf"))
+        text, shift, rule_env = (source, 0, env)
+        if optional_old:
+            text, shift, rule_env = (f"{_WRAP_PREFIX}{source}\n)", 1, wrapped_env)
+        try:
+            program = rule_env.compile(text)
+        except RuntimeError as err:
+            self.errors.append(FieldError.invalid(f"{path}.rule", _rule_value(rule),
+                                                  "compilation failed: " + _issues(err, shift)))
+            return None
+        # a field of an object is dyn here (objects are maps), so a dyn result is checked when it runs
+        if program.return_type() not in (cel.Type.BOOL, cel.Type.DYN):
+            self.errors.append(FieldError.invalid(f"{path}.rule", _rule_value(rule),
+                                                  "cel expression must evaluate to a bool"))
+            return None
+        ast, refs = checked.parse(program.serialize())
+        uses_old = any(name == "oldSelf" for name, _ in refs.values())
+        sizes = cost.declared_sizes(decl)
+        estimate = cost.estimate(ast, sizes)
+        total = estimate.cost * cardinality if estimate.cost else 0
+        if total > cost.STATIC_ESTIMATED_COST_LIMIT:
+            self.errors.append(FieldError.forbidden(
+                f"{path}.rule", cost.exceed_message("estimated rule cost", total, cost.STATIC_ESTIMATED_COST_LIMIT)))
+        self.costs.append((f"{path}.rule", total))
+        if optional_old and not uses_old:
+            self.errors.append(FieldError.invalid(f"{path}.optionalOldSelf", True,
+                                                  "may not be set if oldSelf is not used in rule"))
+        compiled = CompiledRule(rule, program, ast, uses_old, optional_old, estimate.cost, estimate.sized,
+                                field_path=normalize_field_path(str(rule.get("fieldPath", ""))))
+        message_source = str(rule.get("messageExpression", ""))
+        if message_source.strip():
+            try:
+                message_program = env.compile(message_source)
+            except RuntimeError as err:
+                self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
+                                                      "messageExpression compilation failed: " + _issues(err)))
+                return compiled
+            if message_program.return_type() not in (cel.Type.STRING, cel.Type.DYN):
+                self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
+                                                      "messageExpression must evaluate to a string"))
+                return compiled
+            message_ast, _ = checked.parse(message_program.serialize())
+            message_cost = cost.estimate(message_ast, sizes).cost
+            if message_cost > cost.STATIC_ESTIMATED_COST_LIMIT:
+                self.errors.append(FieldError.forbidden(
+                    f"{path}.messageExpression",
+                    cost.exceed_message("estimated messageExpression cost", message_cost,
+                                        cost.STATIC_ESTIMATED_COST_LIMIT)))
+            self.costs.append((f"{path}.messageExpression", message_cost))
+            compiled.message_program, compiled.message_ast = message_program, message_ast
+        return compiled
+
+
+def compile_schema(schema: Mapping[str, Any], path: str) -> tuple[NodeRules | None, list[FieldError]]:
+    """The compiled rules of a CRD version's openAPIV3Schema (at `path`) and the errors kube reports for them."""
+    compiler = _Compiler()
+    root = compiler.node(schema, path, True, 1)
+    total = sum(c for _, c in compiler.costs)
+    if total > cost.STATIC_ESTIMATED_CRD_COST_LIMIT:
+        # kube names the (at most 4) most expensive expressions of at least 1% of the limit, then the total
+        heavy = [pc for pc in compiler.costs if pc[1] >= cost.STATIC_ESTIMATED_CRD_COST_LIMIT // 100]
+        for expensive_path, _ in sorted(heavy, key=lambda pc: -pc[1])[:4]:
+            compiler.errors.append(FieldError.forbidden(
+                expensive_path, "contributed to estimated rule cost total exceeding cost limit for entire "
+                "OpenAPIv3 schema"))
+        compiler.errors.append(FieldError.forbidden(path, cost.exceed_message(
+            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", total,
+            cost.STATIC_ESTIMATED_CRD_COST_LIMIT)))
+    return root, compiler.errors
