@@ -139,7 +139,7 @@ def parse(serialized: bytes) -> tuple[Node, dict[int, tuple[str, tuple[str, ...]
     """The root node of a serialized checked expression, and its reference map (id -> (name, overload ids))."""
     wrapper = any_pb2.Any()
     wrapper.ParseFromString(serialized)
-    checked = _CheckedExpr()
+    checked: Any = _CheckedExpr()
     checked.ParseFromString(wrapper.value)
     refs = {key: (ref.name, tuple(ref.overload_id)) for key, ref in checked.reference_map.items()}
     return _node(checked.expr, refs), refs

@@ -85,6 +85,17 @@ def _rule_value(rule: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _reads(node: checked.Node | None, name: str) -> bool:
+    """Whether the expression below `node` reads the variable `name`."""
+    if node is None:
+        return False
+    if node.kind == "ident":
+        return node.name == name
+    children = [node.target, *node.args, node.iter_range, node.accu_init, node.loop_condition, node.loop_step,
+                node.result]
+    return any(_reads(child, name) for child in children)
+
+
 def normalize_field_path(path: str) -> str:
     """A rule's relative fieldPath (`.spec.x`, `['a.b']`, `.list[0]`) as field.Path text below the node."""
     out = ""
@@ -161,8 +172,9 @@ class _Compiler:
             self.errors.append(FieldError.invalid(f"{path}.rule", _rule_value(rule),
                                                   "cel expression must evaluate to a bool"))
             return None
-        ast, refs = checked.parse(program.serialize())
-        uses_old = any(name == "oldSelf" for name, _ in refs.values())
+        ast, _ = checked.parse(program.serialize())
+        body = ast.result if optional_old and ast.result is not None else ast
+        uses_old = _reads(body, "oldSelf")
         sizes = cost.declared_sizes(decl)
         estimate = cost.estimate(ast, sizes)
         total = estimate.cost * cardinality if estimate.cost else 0

@@ -8,7 +8,8 @@ estimation can follow a path through them. `max_elements` and `min_size` are kub
 length, items, properties; the smallest serialized size), which bound loops in cost estimation.
 
 `convert` turns a JSON value into what the rule sees: property names escaped as kube does (`__dash__`, ...),
-date-time and date strings as timestamps, durations, base64 bytes, integers of `number` fields as doubles.
+date-time and date strings as timestamps and durations (as protobuf's well-known messages), base64 bytes,
+integers of `number` fields as doubles.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cel_expr_python import cel
+from google.protobuf import duration_pb2, timestamp_pb2
 
 MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024
 MIN_STRING_SIZE = 2
@@ -261,10 +263,15 @@ def convert(value: Any, decl: Decl | None) -> Any:
         return float(value)
     if not isinstance(value, str):
         return value
+    # cel-expr-python takes datetimes only as top-level values; the well-known messages work at any depth
     if kind == "timestamp":
-        return _timestamp(value)
+        stamp = timestamp_pb2.Timestamp()
+        stamp.FromDatetime(_timestamp(value))
+        return stamp
     if kind == "duration":
-        return parse_duration(value)
+        span = duration_pb2.Duration()
+        span.FromTimedelta(parse_duration(value))
+        return span
     if kind == "bytes":
         try:
             return base64.b64decode(value, validate=True)

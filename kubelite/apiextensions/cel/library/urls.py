@@ -17,9 +17,8 @@ def _parse(text: str) -> urllib.parse.SplitResult:
         parts.port  # noqa: B018 - validates the port
     except ValueError as err:
         raise ValueError(f'URL parse error during conversion from string: parse "{text}": {err}') from err
-    if not parts.scheme and not text.startswith("/") or " " in text or (parts.scheme and not parts.netloc
-                                                                         and not parts.path.startswith("/")
-                                                                         and not parts.path):
+    relative = not parts.scheme and not text.startswith("/")
+    if relative or " " in text or (parts.scheme and not parts.netloc and not parts.path):
         raise ValueError(f'URL parse error during conversion from string: parse "{text}": invalid URI for request')
     return parts
 
