@@ -59,7 +59,7 @@ LIBRARY_CASES = [
      "&& cidr(self.s).containsCIDR('10.2.0.0/16') && string(cidr(self.s).ip()) == '10.0.0.0'",
      {"s": "10.0.0.0/8"}, {"s": "192.168.0.0/16"}, {"s": STR}),
     ("optionals", "self.?missing.orValue('d') == 'd' && optional.of(self.s).hasValue() && self.?s.value() == 'x'",
-     {"s": "x"}, {"s": "y"}, {"s": STR}),
+     {"s": "x"}, {"s": "y"}, {"s": STR, "missing": STR}),
     ("bind", "cel.bind(n, self.s.size(), n > 1 && n < 4)", {"s": "abc"}, {"s": "a"}, {"s": STR}),
     ("math", "math.greatest(self.a, 3) == self.a && math.abs(-self.a) == self.a", {"a": 5}, {"a": 2},
      {"a": {"type": "integer"}}),
@@ -98,7 +98,7 @@ def test_root_rule_path_is_nil_and_sees_metadata_name() -> None:
 
 
 def test_evaluation_error_is_reported_with_type_name() -> None:
-    assert _messages([{"rule": "self.missing == 1"}], {}) == [
+    assert _messages([{"rule": "self.missing == 1"}], {}, missing={"type": "integer"}) == [
         'spec: Invalid value: "object": no such key: missing evaluating rule: self.missing == 1']
 
 
@@ -132,18 +132,19 @@ def test_optional_old_self_runs_on_create_too() -> None:
 
 
 def test_optional_old_self_without_old_self_is_refused() -> None:
-    _, errors = SchemaRules.compile(_schema([{"rule": "self.a == 1", "optionalOldSelf": True}]), ROOT)
+    _, errors = SchemaRules.compile(_schema([{"rule": "self.a == 1", "optionalOldSelf": True}],
+                                            a={"type": "integer"}), ROOT)
     assert [str(e) for e in errors] == [
         f"{ROOT}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: "
         "may not be set if oldSelf is not used in rule"]
 
 
 def test_message_expression_and_its_fallbacks() -> None:
-    props = {"name": STR}
+    props = {"name": STR, "unset": STR}
     rules = [{"rule": "self.name.size() < 3", "messageExpression": "'name ' + self.name + ' is too long'"}]
     assert _messages(rules, {"name": "abcd"}, **props) == ["spec: Invalid value: name abcd is too long"]
     # a messageExpression that fails or yields an empty string falls back to the message, then the rule
-    failing = [{"rule": "self.name.size() < 3", "message": "fallback", "messageExpression": "self.nope"},
+    failing = [{"rule": "self.name.size() < 3", "message": "fallback", "messageExpression": "self.unset + '!'"},
                {"rule": "self.name.size() < 2", "messageExpression": "'  '"}]
     assert _messages(failing, {"name": "abcd"}, **props) == [
         "spec: Invalid value: fallback", "spec: Invalid value: failed rule: self.name.size() < 2"]
@@ -249,3 +250,21 @@ def test_empty_when_no_rules() -> None:
     compiled, errors = SchemaRules.compile({"type": "object", "properties": {"a": {"type": "string"}}}, ROOT)
     assert errors == [] and compiled.empty
     assert not SchemaRules.compile(_schema([{"rule": "true"}]), ROOT)[0].empty
+
+
+def test_undefined_fields_are_compile_errors() -> None:
+    schema = {"type": "object",
+              "x-kubernetes-validations": [{"rule": "self.metadata.labels.size() > 0"},
+                                           {"rule": "self.spec.items.all(i, i.vv > 0)"},
+                                           {"rule": "self.metadata.name != '' && self.spec.items.all(i, i.v > 0)"}],
+              "properties": {"spec": {"type": "object", "properties": {"items": {
+                  "type": "array", "items": {"type": "object", "properties": {"v": {"type": "integer"}}}}}}}}
+    _, errors = SchemaRules.compile(schema, ROOT)
+    assert [(e.field, e.detail) for e in errors] == [
+        (f"{ROOT}.x-kubernetes-validations[0].rule",
+         "compilation failed: ERROR: <input>:1:14: undefined field 'labels'\n"
+         " | self.metadata.labels.size() > 0\n | .............^"),
+        (f"{ROOT}.x-kubernetes-validations[1].rule",
+         "compilation failed: ERROR: <input>:1:25: undefined field 'vv'\n"
+         " | self.spec.items.all(i, i.vv > 0)\n | ........................^"),
+    ]

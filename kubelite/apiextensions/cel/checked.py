@@ -95,10 +95,19 @@ def _file() -> descriptor_pb2.FileDescriptorProto:
         expr,
     )
     message("Reference", [("name", 1, _F.TYPE_STRING, "", False), ("overload_id", 3, _F.TYPE_STRING, "", True)])
+    source = message(
+        "SourceInfo",
+        [("positions", 4, _F.TYPE_MESSAGE, ".kubelite.celast.SourceInfo.PositionsEntry", True)],
+    )
+    positions = message(
+        "PositionsEntry", [("key", 1, _F.TYPE_INT64, "", False), ("value", 2, _F.TYPE_INT32, "", False)], source
+    )
+    positions.options.map_entry = True
     checked = message(
         "CheckedExpr",
         [("reference_map", 2, _F.TYPE_MESSAGE, ".kubelite.celast.CheckedExpr.ReferenceMapEntry", True),
-         ("expr", 4, _F.TYPE_MESSAGE, e, False)],
+         ("expr", 4, _F.TYPE_MESSAGE, e, False),
+         ("source_info", 5, _F.TYPE_MESSAGE, ".kubelite.celast.SourceInfo", False)],
     )
     entry = message(
         "ReferenceMapEntry",
@@ -133,6 +142,26 @@ class Node:
     loop_condition: Node | None = None
     loop_step: Node | None = None
     result: Node | None = None
+
+
+@dataclass(slots=True)
+class Checked:
+    """A parsed checked expression: its root, reference map (id -> (name, overload ids)), source offsets."""
+
+    root: Node
+    refs: dict[int, tuple[str, tuple[str, ...]]]
+    positions: dict[int, int]
+
+
+def parse_checked(serialized: bytes) -> Checked:
+    """The tree, references and node offsets (in code points of the source) of a serialized checked expression."""
+    wrapper = any_pb2.Any()
+    wrapper.ParseFromString(serialized)
+    checked: Any = _CheckedExpr()
+    checked.ParseFromString(wrapper.value)
+    refs = {key: (ref.name, tuple(ref.overload_id)) for key, ref in checked.reference_map.items()}
+    positions = dict(checked.source_info.positions.items())
+    return Checked(_node(checked.expr, refs), refs, positions)
 
 
 def parse(serialized: bytes) -> tuple[Node, dict[int, tuple[str, tuple[str, ...]]]]:

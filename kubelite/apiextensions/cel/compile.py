@@ -20,7 +20,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from kubelite.apiextensions.cel import checked, cost
+from kubelite.apiextensions.cel import checked, cost, fields
 from kubelite.apiextensions.cel.decl import Decl, max_cardinality, schema_decl
 from kubelite.apiextensions.cel.library import new_env
 from kubelite.apimachinery.validation import FieldError
@@ -172,8 +172,16 @@ class _Compiler:
             self.errors.append(FieldError.invalid(f"{path}.rule", _rule_value(rule),
                                                   "cel expression must evaluate to a bool"))
             return None
-        ast, _ = checked.parse(program.serialize())
+        parsed = checked.parse_checked(program.serialize())
+        ast = parsed.root
         body = ast.result if optional_old and ast.result is not None else ast
+        undefined = fields.undefined_fields(body, {"self": decl, "oldSelf": None if optional_old else decl})
+        if undefined:
+            offset = len(_WRAP_PREFIX) if optional_old else 0
+            issues = "\n".join(fields.render(source, parsed.positions.get(node_id, offset) - offset, message)
+                                for node_id, message in sorted(undefined, key=lambda u: parsed.positions.get(u[0], 0)))
+            self.errors.append(FieldError.invalid(f"{path}.rule", _rule_value(rule), "compilation failed: " + issues))
+            return None
         uses_old = _reads(body, "oldSelf")
         sizes = cost.declared_sizes(decl)
         estimate = cost.estimate(ast, sizes)
@@ -199,7 +207,15 @@ class _Compiler:
                 self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
                                                       "messageExpression must evaluate to a string"))
                 return compiled
-            message_ast, _ = checked.parse(message_program.serialize())
+            parsed_message = checked.parse_checked(message_program.serialize())
+            message_ast = parsed_message.root
+            undefined = fields.undefined_fields(message_ast, {"self": decl, "oldSelf": decl})
+            if undefined:
+                issues = "\n".join(fields.render(message_source, parsed_message.positions.get(node_id, 0), message)
+                                    for node_id, message in undefined)
+                self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
+                                                      "messageExpression compilation failed: " + issues))
+                return compiled
             message_cost = cost.estimate(message_ast, sizes).cost
             if message_cost > cost.STATIC_ESTIMATED_COST_LIMIT:
                 self.errors.append(FieldError.forbidden(

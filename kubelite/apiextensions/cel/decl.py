@@ -107,15 +107,21 @@ def _string_max(schema: Mapping[str, Any]) -> int:
 def with_type_and_object_meta(schema: Mapping[str, Any]) -> dict[str, Any]:
     """An embedded resource's schema as CEL sees it: apiVersion, kind and metadata.name/generateName declared."""
     props = dict(schema.get("properties") or {})
+
+    def typed(prop: Any, kind: str) -> bool:
+        return isinstance(prop, Mapping) and prop.get("type") == kind
+
+    meta = props.get("metadata")
+    meta_props = meta.get("properties") if isinstance(meta, Mapping) else None
+    if (typed(props.get("kind"), "string") and typed(props.get("apiVersion"), "string") and typed(meta, "object")
+            and isinstance(meta_props, Mapping) and typed(meta_props.get("name"), "string")
+            and typed(meta_props.get("generateName"), "string")):
+        return dict(schema)
+    # otherwise kube declares exactly these: the rest of metadata is not visible to rules
     props["kind"] = {"type": "string"}
     props["apiVersion"] = {"type": "string"}
-    meta = dict(props.get("metadata") or {"type": "object"})
-    meta_props = dict(meta.get("properties") or {})
-    meta_props.setdefault("name", {"type": "string"})
-    meta_props.setdefault("generateName", {"type": "string"})
-    meta["properties"] = meta_props
-    meta["type"] = "object"
-    props["metadata"] = meta
+    props["metadata"] = {"type": "object", "properties": {"name": {"type": "string"},
+                                                          "generateName": {"type": "string"}}}
     return {**schema, "type": "object", "properties": props}
 
 
