@@ -58,6 +58,9 @@ LIBRARY_CASES = [
     ("cidr", "isCIDR(self.s) && cidr(self.s).containsIP('10.1.2.3') && cidr(self.s).prefixLength() == 8 "
      "&& cidr(self.s).containsCIDR('10.2.0.0/16') && string(cidr(self.s).ip()) == '10.0.0.0'",
      {"s": "10.0.0.0/8"}, {"s": "192.168.0.0/16"}, {"s": STR}),
+    ("format", "!format.dns1123Label().validate(self.s).hasValue() && format.named('uuid').hasValue() "
+     "&& !format.named('nope').hasValue() && format.qualifiedName().validate(self.s) == optional.none()",
+     {"s": "my-name"}, {"s": "My_Name"}, {"s": STR}),
     ("optionals", "self.?missing.orValue('d') == 'd' && optional.of(self.s).hasValue() && self.?s.value() == 'x'",
      {"s": "x"}, {"s": "y"}, {"s": STR, "missing": STR}),
     ("bind", "cel.bind(n, self.s.size(), n > 1 && n < 4)", {"s": "abc"}, {"s": "a"}, {"s": STR}),
@@ -95,6 +98,16 @@ def test_root_rule_path_is_nil_and_sees_metadata_name() -> None:
     assert compiled.validate({"metadata": {"name": "abc"}}, None) == []
     assert [str(e) for e in compiled.validate({"metadata": {"name": "x"}}, None)] == [
         "<nil>: Invalid value: failed rule: self.metadata.name.startsWith('a')"]
+
+
+def test_format_validate_lists_kube_name_errors() -> None:
+    rules = [{"rule": "!format.dns1123Label().validate(self.s).hasValue()",
+              "messageExpression": "format.dns1123Label().validate(self.s).value().join('; ')"}]
+    assert _messages(rules, {"s": "ok"}, s=STR) == []
+    assert _messages(rules, {"s": "Bad"}, s=STR) == [
+        "spec: Invalid value: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+        "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+        "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]
 
 
 def test_evaluation_error_is_reported_with_type_name() -> None:

@@ -8,6 +8,7 @@ are skipped by the parser) and turns a parsed message into `Node`s.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,3 +209,81 @@ def _node(expr: Any, refs: dict[int, tuple[str, tuple[str, ...]]]) -> Node:
             result=_node(c.result, refs),
         )
     return Node(node_id, "const", value=None)
+
+
+def rewrite_calls(serialized: bytes, rewrites: Mapping[str, tuple[str, str]]) -> bytes | None:
+    """The checked expression with each call resolved to an overload in `rewrites` replaced by
+    `optional.ofNonZeroValue(<hidden function>(<receiver>, <args>))`; None when there is no such call.
+
+    Fields this module does not declare (types, macro calls, offsets) survive the round trip as unknown fields.
+    """
+    wrapper = any_pb2.Any()
+    wrapper.ParseFromString(serialized)
+    checked: Any = _CheckedExpr()
+    checked.ParseFromString(wrapper.value)
+    refs = checked.reference_map
+    next_id = [max([*refs.keys(), *_ids(checked.expr)], default=0) + 1]
+    changed = False
+
+    def walk(expr: Any) -> None:
+        nonlocal changed
+        for child in _children(expr):
+            walk(child)
+        if not expr.HasField("call_expr") or expr.id not in refs:
+            return
+        overloads = list(refs[expr.id].overload_id)
+        if not overloads or overloads[0] not in rewrites:
+            return
+        hidden, hidden_overload = rewrites[overloads[0]]
+        call = expr.call_expr
+        inner = type(expr)(id=next_id[0])
+        next_id[0] += 1
+        inner.call_expr.function = hidden
+        if call.HasField("target"):
+            inner.call_expr.args.add().CopyFrom(call.target)
+        for arg in call.args:
+            inner.call_expr.args.add().CopyFrom(arg)
+        call.ClearField("target")
+        del call.args[:]
+        call.function = "optional.ofNonZeroValue"
+        call.args.add().CopyFrom(inner)
+        refs[expr.id].name = "optional.ofNonZeroValue"
+        del refs[expr.id].overload_id[:]
+        refs[expr.id].overload_id.append("optional_ofNonZeroValue")
+        refs[inner.id].name = hidden
+        refs[inner.id].overload_id.append(hidden_overload)
+        changed = True
+
+    walk(checked.expr)
+    if not changed:
+        return None
+    wrapper.value = checked.SerializeToString()
+    return wrapper.SerializeToString()
+
+
+def _children(expr: Any) -> list[Any]:
+    if expr.HasField("select_expr"):
+        return [expr.select_expr.operand]
+    if expr.HasField("call_expr"):
+        call = expr.call_expr
+        return ([call.target] if call.HasField("target") else []) + list(call.args)
+    if expr.HasField("list_expr"):
+        return list(expr.list_expr.elements)
+    if expr.HasField("struct_expr"):
+        out = []
+        for entry in expr.struct_expr.entries:
+            if entry.HasField("map_key"):
+                out.append(entry.map_key)
+            out.append(entry.value)
+        return out
+    if expr.HasField("comprehension_expr"):
+        c = expr.comprehension_expr
+        return [c.iter_range, c.accu_init, c.loop_condition, c.loop_step, c.result]
+    return []
+
+
+def _ids(expr: Any) -> list[int]:
+    out = [expr.id]
+    for child in _children(expr):
+        out.extend(_ids(child))
+    return out

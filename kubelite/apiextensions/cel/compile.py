@@ -22,6 +22,7 @@ from cel_expr_python import cel
 
 from kubelite.apiextensions.cel import checked, cost, fields
 from kubelite.apiextensions.cel.decl import Decl, max_cardinality, schema_decl
+from kubelite.apiextensions.cel.library import format as kube_format
 from kubelite.apiextensions.cel.library import new_env
 from kubelite.apimachinery.validation import FieldError
 
@@ -83,6 +84,12 @@ def _rule_value(rule: Mapping[str, Any]) -> dict[str, Any]:
         "FieldPath": rule.get("fieldPath", ""),
         "OptionalOldSelf": rule.get("optionalOldSelf"),
     }
+
+
+def _with_optional_results(env: cel.Env, program: cel.Expression) -> cel.Expression:
+    """The program with the format library's optional-returning calls made runnable (see library.format)."""
+    rewritten = checked.rewrite_calls(program.serialize(), kube_format.REWRITES)
+    return program if rewritten is None else env.deserialize(rewritten)
 
 
 def _reads(node: checked.Node | None, name: str) -> bool:
@@ -172,6 +179,7 @@ class _Compiler:
             self.errors.append(FieldError.invalid(f"{path}.rule", _rule_value(rule),
                                                   "cel expression must evaluate to a bool"))
             return None
+        program = _with_optional_results(rule_env, program)
         parsed = checked.parse_checked(program.serialize())
         ast = parsed.root
         body = ast.result if optional_old and ast.result is not None else ast
@@ -207,6 +215,7 @@ class _Compiler:
                 self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
                                                       "messageExpression must evaluate to a string"))
                 return compiled
+            message_program = _with_optional_results(env, message_program)
             parsed_message = checked.parse_checked(message_program.serialize())
             message_ast = parsed_message.root
             undefined = fields.undefined_fields(message_ast, {"self": decl, "oldSelf": decl})

@@ -43,7 +43,8 @@ SizeOf = Callable[[Path], int | None]
 _TRAVERSING = frozenset(
     {"contains", "startsWith", "endsWith", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim",
      "charAt", "indexOf", "lastIndexOf", "join", "format", "quote", "reverse", "url", "isURL", "quantity",
-     "isQuantity", "ip", "isIP", "cidr", "isCIDR", "string", "bytes", "base64.encode", "base64.decode"}
+     "isQuantity", "ip", "isIP", "cidr", "isCIDR", "string", "bytes", "base64.encode", "base64.decode",
+     "__kubernetes_format_validate"}
 )
 _REGEX = frozenset({"matches", "find", "findAll"})
 _LIST_WALKING = frozenset({"isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "join"})

@@ -1,6 +1,6 @@
 """Kubernetes' CEL environment for CRD validation rules: cel-cpp's standard definitions and extensions
 (strings, optionals, cel.bind, math, encoders), plus kube's own libraries written here (lists, sets, regex,
-urls, quantity, ip/cidr), on a descriptor pool that declares kube's object types."""
+urls, quantity, ip/cidr, format), on a descriptor pool that declares kube's object types."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_encoders, ext_math, ext_optional, ext_strings
 
-from kubelite.apiextensions.cel.library import lists, net, quantity, regex, sets, urls
+from kubelite.apiextensions.cel.library import format, lists, net, quantity, regex, sets, urls
 from kubelite.apiextensions.cel.library.types import POOL
 
 
@@ -26,6 +26,7 @@ def extensions() -> list[cel.CelExtensionBase]:
         urls.EXTENSION,
         quantity.EXTENSION,
         net.EXTENSION,
+        format.EXTENSION,
     ]
 
 

@@ -1,4 +1,5 @@
-"""The object types Kubernetes' CEL libraries add (kubernetes.Quantity, kubernetes.URL, net.IP, net.CIDR).
+"""The object types Kubernetes' CEL libraries add (kubernetes.Quantity, kubernetes.URL, net.IP, net.CIDR,
+kubernetes.NamedFormat).
 
 cel-expr-python passes only protobuf messages as values of named types, so each kube type is a one-field
 message (`value`: its canonical text) in a descriptor pool of our own; the environment is built on that pool.
@@ -28,12 +29,14 @@ def _declare(package: str, name: str) -> Any:
 QuantityMessage = _declare("kubernetes", "Quantity")
 URLMessage = _declare("kubernetes", "URL")
 IPMessage = _declare("net", "IP")
+FormatMessage = _declare("kubernetes", "NamedFormat")
 CIDRMessage = _declare("net", "CIDR")
 
 QUANTITY = cel.Type("kubernetes.Quantity")
 URL = cel.Type("kubernetes.URL")
 IP = cel.Type("net.IP")
 CIDR = cel.Type("net.CIDR")
+FORMAT = cel.Type("kubernetes.NamedFormat")
 
 T = cel.Type
 
