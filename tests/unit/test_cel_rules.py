@@ -56,7 +56,8 @@ LIBRARY_CASES = [
     ("ip", "isIP(self.s) && ip(self.s).family() == 4 && ip(self.s).isLoopback() && string(ip(self.s)) == self.s "
      "&& ip.isCanonical(self.s)", {"s": "127.0.0.1"}, {"s": "10.0.0.1"}, {"s": STR}),
     ("cidr", "isCIDR(self.s) && cidr(self.s).containsIP('10.1.2.3') && cidr(self.s).prefixLength() == 8 "
-     "&& cidr(self.s).containsCIDR('10.2.0.0/16') && string(cidr(self.s).ip()) == '10.0.0.0'",
+     "&& cidr(self.s).containsCIDR('10.2.0.0/16') && string(cidr(self.s).ip()) == '10.0.0.0' "
+     "&& string(cidr(self.s).masked()) == self.s",
      {"s": "10.0.0.0/8"}, {"s": "192.168.0.0/16"}, {"s": STR}),
     ("format", "!format.dns1123Label().validate(self.s).hasValue() && format.named('uuid').hasValue() "
      "&& !format.named('nope').hasValue() && format.qualifiedName().validate(self.s) == optional.none()",

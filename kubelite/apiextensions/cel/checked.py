@@ -211,9 +211,10 @@ def _node(expr: Any, refs: dict[int, tuple[str, tuple[str, ...]]]) -> Node:
     return Node(node_id, "const", value=None)
 
 
-def rewrite_calls(serialized: bytes, rewrites: Mapping[str, tuple[str, str]]) -> bytes | None:
-    """The checked expression with each call resolved to an overload in `rewrites` replaced by
-    `optional.ofNonZeroValue(<hidden function>(<receiver>, <args>))`; None when there is no such call.
+def rewrite_calls(serialized: bytes, rewrites: Mapping[str, tuple[str, str, bool]]) -> bytes | None:
+    """The checked expression with each call resolved to an overload in `rewrites` replaced by a call of the
+    hidden function (receiver first), wrapped in `optional.ofNonZeroValue(...)` where the rewrite says so;
+    None when there is no such call.
 
     Fields this module does not declare (types, macro calls, offsets) survive the round trip as unknown fields.
     """
@@ -234,8 +235,18 @@ def rewrite_calls(serialized: bytes, rewrites: Mapping[str, tuple[str, str]]) ->
         overloads = list(refs[expr.id].overload_id)
         if not overloads or overloads[0] not in rewrites:
             return
-        hidden, hidden_overload = rewrites[overloads[0]]
+        hidden, hidden_overload, wrap = rewrites[overloads[0]]
         call = expr.call_expr
+        if not wrap:
+            if call.HasField("target"):
+                _prepend(call, call.target)
+                call.ClearField("target")
+            call.function = hidden
+            refs[expr.id].name = hidden
+            del refs[expr.id].overload_id[:]
+            refs[expr.id].overload_id.append(hidden_overload)
+            changed = True
+            return
         inner = type(expr)(id=next_id[0])
         next_id[0] += 1
         inner.call_expr.function = hidden
@@ -259,6 +270,16 @@ def rewrite_calls(serialized: bytes, rewrites: Mapping[str, tuple[str, str]]) ->
         return None
     wrapper.value = checked.SerializeToString()
     return wrapper.SerializeToString()
+
+
+def _prepend(call: Any, first: Any) -> None:
+    rest = [type(first)() for _ in call.args]
+    for copy, arg in zip(rest, call.args, strict=True):
+        copy.CopyFrom(arg)
+    del call.args[:]
+    call.args.add().CopyFrom(first)
+    for arg in rest:
+        call.args.add().CopyFrom(arg)
 
 
 def _children(expr: Any) -> list[Any]:

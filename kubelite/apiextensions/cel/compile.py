@@ -22,8 +22,7 @@ from cel_expr_python import cel
 
 from kubelite.apiextensions.cel import checked, cost, fields
 from kubelite.apiextensions.cel.decl import Decl, max_cardinality, schema_decl
-from kubelite.apiextensions.cel.library import format as kube_format
-from kubelite.apiextensions.cel.library import new_env
+from kubelite.apiextensions.cel.library import REWRITES, new_env, runtime_env
 from kubelite.apimachinery.validation import FieldError
 
 OLD_PRESENT = "__oldSelfPresent"
@@ -86,10 +85,11 @@ def _rule_value(rule: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _with_optional_results(env: cel.Env, program: cel.Expression) -> cel.Expression:
-    """The program with the format library's optional-returning calls made runnable (see library.format)."""
-    rewritten = checked.rewrite_calls(program.serialize(), kube_format.REWRITES)
-    return program if rewritten is None else env.deserialize(rewritten)
+def _runnable(program: cel.Expression) -> cel.Expression:
+    """The checked program, its check-only calls rewritten (see library.REWRITES), in the runtime environment."""
+    serialized = program.serialize()
+    rewritten = checked.rewrite_calls(serialized, REWRITES)
+    return runtime_env().deserialize(serialized if rewritten is None else rewritten)
 
 
 def _reads(node: checked.Node | None, name: str) -> bool:
@@ -179,7 +179,7 @@ class _Compiler:
             self.errors.append(FieldError.invalid(f"{path}.rule", _rule_value(rule),
                                                   "cel expression must evaluate to a bool"))
             return None
-        program = _with_optional_results(rule_env, program)
+        program = _runnable(program)
         parsed = checked.parse_checked(program.serialize())
         ast = parsed.root
         body = ast.result if optional_old and ast.result is not None else ast
@@ -215,7 +215,7 @@ class _Compiler:
                 self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
                                                       "messageExpression must evaluate to a string"))
                 return compiled
-            message_program = _with_optional_results(env, message_program)
+            message_program = _runnable(message_program)
             parsed_message = checked.parse_checked(message_program.serialize())
             message_ast = parsed_message.root
             undefined = fields.undefined_fields(message_ast, {"self": decl, "oldSelf": decl})

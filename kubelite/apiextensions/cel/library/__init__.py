@@ -4,6 +4,7 @@ urls, quantity, ip/cidr, format), on a descriptor pool that declares kube's obje
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from cel_expr_python import cel
@@ -30,6 +31,20 @@ def extensions() -> list[cel.CelExtensionBase]:
     ]
 
 
+#: the calls compile rewrites: overload id -> (hidden function, its overload id, whether wrapped in an optional)
+REWRITES: dict[str, tuple[str, str, bool]] = {
+    **format.REWRITES,
+    "cidr_to_string": (net.CIDR_STRING_HIDDEN, "cidr_string_hidden", False),
+}
+
+
 def new_env(variables: Mapping[str, cel.Type]) -> cel.Env:
-    """An environment declaring `variables` with every library loaded."""
-    return cel.NewEnv(POOL, variables=dict(variables), extensions=extensions())
+    """An environment to type-check rules in: `variables` declared, every library loaded, and the declarations
+    that only the checker may see (programs run in `runtime_env`)."""
+    return cel.NewEnv(POOL, variables=dict(variables), extensions=[*extensions(), net.CHECK_ONLY])
+
+
+@functools.cache
+def runtime_env() -> cel.Env:
+    """The environment every compiled rule runs in (a checked expression needs no declarations to run)."""
+    return cel.NewEnv(POOL, variables={}, extensions=extensions())

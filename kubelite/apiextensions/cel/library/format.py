@@ -86,10 +86,10 @@ _BY_NAME = {name: key for key, (name, _) in FORMATS.items()}
 
 VALIDATE_HIDDEN = "__kubernetes_format_validate"
 NAMED_HIDDEN = "__kubernetes_format_named"
-#: the overload id of the declared call -> (hidden function, its overload id)
+#: the overload id of the declared call -> (hidden function, its overload id, whether its result is wrapped)
 REWRITES = {
-    "format_validate": (VALIDATE_HIDDEN, "format_validate_list"),
-    "format_named": (NAMED_HIDDEN, "format_named_message"),
+    "format_validate": (VALIDATE_HIDDEN, "format_validate_list", True),
+    "format_named": (NAMED_HIDDEN, "format_named_message", True),
 }
 
 

@@ -95,6 +95,16 @@ def _cidr_ip(cidr: Any) -> Any:
     return IPMessage(value=cidr.value.partition("/")[0])
 
 
+CIDR_STRING_HIDDEN = "__kubernetes_cidr_string"
+
+# cel-cpp's runtime registry keys overloads by argument kind, and every message is one kind, so string() of a
+# net.CIDR cannot run beside string() of a net.IP: it is declared for the checker alone, and compile rewrites
+# each call of it to a hidden function (see checked.rewrite_calls)
+CHECK_ONLY = cel.CelExtension(
+    "kubernetes.net.check",
+    [cel.FunctionDecl("string", [cel.Overload("cidr_to_string", T.STRING, [CIDR])])],
+)
+
 EXTENSION = cel.CelExtension(
     "kubernetes.net",
     [
@@ -117,6 +127,7 @@ EXTENSION = cel.CelExtension(
         cel.FunctionDecl("isGlobalUnicast", [overload("ip_is_global_unicast", T.BOOL, [IP],
                                                       lambda m: _is_global_unicast(_addr(m)), True)]),
         cel.FunctionDecl("cidr", [overload("string_to_cidr", CIDR, [T.STRING], _cidr)]),
+        cel.FunctionDecl(CIDR_STRING_HIDDEN, [overload("cidr_string_hidden", T.STRING, [CIDR], lambda m: m.value)]),
         cel.FunctionDecl("isCIDR", [overload("is_cidr", T.BOOL, [T.STRING], lambda s: _ok(_parse_cidr, s))]),
         cel.FunctionDecl("containsIP", [
             overload("cidr_contains_ip_string", T.BOOL, [CIDR, T.STRING], _contains_ip, True),
@@ -131,8 +142,6 @@ EXTENSION = cel.CelExtension(
         cel.FunctionDecl("prefixLength", [overload("cidr_prefix_length", T.INT, [CIDR],
                                                    lambda m: _net(m).prefixlen, True)]),
         cel.FunctionDecl("string", [
-            # cel-cpp's runtime registry keys overloads by argument kind, and every message is one kind, so
-            # string() of a net.CIDR cannot be declared beside string() of a net.IP
             overload("ip_to_string", T.STRING, [IP], lambda m: m.value),
         ]),
     ],
