@@ -282,3 +282,31 @@ def test_undefined_fields_are_compile_errors() -> None:
          "compilation failed: ERROR: <input>:1:25: undefined field 'vv'\n"
          " | self.spec.items.all(i, i.vv > 0)\n | ........................^"),
     ]
+
+
+def test_unchanged_values_are_ratcheted() -> None:
+    rules = [{"rule": "self.n < 3", "message": "n too big"}]
+    props = {"n": {"type": "integer"}, "other": STR}
+    assert _messages(rules, {"n": 5, "other": "a"}, {"n": 5, "other": "a"}, **props) == []
+    assert _messages(rules, {"n": 5, "other": "b"}, {"n": 5, "other": "a"}, **props) == [
+        "spec: Invalid value: n too big"]
+    assert _messages(rules, {"n": 5}, None, **props) == ["spec: Invalid value: n too big"]
+
+
+def test_rules_under_all_of_run_on_the_node() -> None:
+    schema = {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"n": {"type": "integer"}},
+        "allOf": [{"x-kubernetes-validations": [{"rule": "self.n > 1", "message": "n too small"}]}]}}}
+    compiled, errors = SchemaRules.compile(schema, ROOT)
+    assert errors == []
+    assert [str(e) for e in compiled.validate({"spec": {"n": 0}}, None)] == ["spec: Invalid value: n too small"]
+    _, errors = SchemaRules.compile({"type": "object", "allOf": [{"x-kubernetes-validations": [{"rule": "1"}]}]},
+                                    ROOT)
+    assert [e.field for e in errors] == [f"{ROOT}.allOf[0].x-kubernetes-validations[0].rule"]
+
+
+def test_integer_beyond_int64_is_an_evaluation_error_not_a_crash() -> None:
+    found = _messages([{"rule": "self.n > 0"}], {"n": 2**70}, n={"type": "integer"})
+    assert len(found) == 1
+    assert found[0].startswith('spec: Invalid value: "object": ')
+    assert found[0].endswith(" evaluating rule: self.n > 0")

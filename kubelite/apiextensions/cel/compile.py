@@ -129,13 +129,21 @@ class _Compiler:
             return None
         out = NodeRules(decl, str(schema.get("type", "")),
                         list_map_keys=tuple(schema.get("x-kubernetes-list-map-keys") or ()))
-        rules = schema.get("x-kubernetes-validations") or []
+        rules = [(f"{path}.x-kubernetes-validations[{i}]", rule)
+                 for i, rule in enumerate(schema.get("x-kubernetes-validations") or [])]
+        # rules under allOf run on this same node (kube's AllOfValidators)
+        for i, sub in enumerate(schema.get("allOf") or []):
+            if isinstance(sub, Mapping):
+                rules += [(f"{path}.allOf[{i}].x-kubernetes-validations[{j}]", rule)
+                          for j, rule in enumerate(sub.get("x-kubernetes-validations") or [])]
         if rules:
             card = cardinality if cardinality is not None else max_cardinality(decl.min_size)
             env = new_env({"self": decl.cel_type(), "oldSelf": decl.cel_type()})
             wrapped_env = new_env({"self": decl.cel_type(), OLD_PRESENT: cel.Type.BOOL, OLD_VALUE: decl.cel_type()})
-            for i, rule in enumerate(rules):
-                compiled = self.rule(rule, f"{path}.x-kubernetes-validations[{i}]", decl, env, wrapped_env, card)
+            for rule_path, rule in rules:
+                if not isinstance(rule, Mapping):
+                    continue
+                compiled = self.rule(rule, rule_path, decl, env, wrapped_env, card)
                 if compiled is not None:
                     out.rules.append(compiled)
         for name, prop in (schema.get("properties") or {}).items():

@@ -5,7 +5,8 @@ update) along the schema, runs each node's rules on the value there, and reports
 rule's message, messageExpression or "failed rule: ...", its reason and fieldPath, evaluation errors
 ("no such key: x evaluating rule: ..."), and the cost limits: a rule whose bound for this object is over
 PER_CALL_LIMIT is not run ("call cost exceeds limit"), and the object's rules share RUNTIME_CEL_COST_BUDGET.
-Transition rules (those reading oldSelf) run only where an old value correlates, unless optionalOldSelf.
+Transition rules (those reading oldSelf) run only where an old value correlates, unless optionalOldSelf; a
+rule that does not read oldSelf and fails on a value the update did not change is ratcheted (not an error).
 """
 
 from __future__ import annotations
@@ -148,9 +149,15 @@ class _Run:
                 data[OLD_VALUE] = old_value
             elif compiled.uses_old_self:
                 data["oldSelf"] = old_value
-            result = compiled.program.eval(data=data)
-            if result.type().name() == "ERROR":
-                text = _error_text(str(result.plain_value()))
+            try:
+                result = compiled.program.eval(data=data)
+                failed = result.type().name() == "ERROR"
+                raw = str(result.plain_value()) if failed else ""
+            except (RuntimeError, TypeError, ValueError, OverflowError) as err:
+                # a value the binding cannot carry (an integer past int64): an evaluation error, never a crash
+                failed, raw = True, str(err)
+            if failed:
+                text = _error_text(raw)
                 rule_text = _rule_text(compiled.rule)
                 if text == "no such overload":
                     detail = (f"'{text}': call arguments did not match a supported operator, function or macro "
@@ -167,6 +174,10 @@ class _Run:
                     field_path, node.type_name,
                     f"'no such overload': call arguments did not match a supported operator, function or macro "
                     f"signature for rule: {_rule_text(compiled.rule)}"))
+                continue
+            if not compiled.uses_old_self and old is not None and old == value:
+                # ratcheting (kube's CRDValidationRatcheting): a failure on a value the update left as it was
+                # is not an error; kube turns it into a warning
                 continue
             self.failure(node, compiled, path, value, self_value, old_value)
 
@@ -213,7 +224,10 @@ class _Run:
         data: dict[str, Any] = {"self": self_value}
         if compiled.uses_old_self and not compiled.optional_old_self:
             data["oldSelf"] = old_value
-        result = compiled.message_program.eval(data=data)
+        try:
+            result = compiled.message_program.eval(data=data)
+        except (RuntimeError, TypeError, ValueError, OverflowError):
+            return None
         if result.type().name() != "STRING":
             return None
         text = str(result.plain_value()).strip()
