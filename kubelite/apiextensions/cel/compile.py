@@ -43,9 +43,10 @@ class CompiledRule:
     uses_old_self: bool
     optional_old_self: bool
     static_cost: int
-    cost_is_sized: bool
+    runtime_bound: cost.RuntimeBound
     message_program: cel.Expression | None = None
     message_ast: checked.Node | None = None
+    message_bound: cost.RuntimeBound | None = None
     field_path: str = ""
 
 
@@ -139,7 +140,10 @@ class _Compiler:
         if rules:
             card = cardinality if cardinality is not None else max_cardinality(decl.min_size)
             env = new_env({"self": decl.cel_type(), "oldSelf": decl.cel_type()})
-            wrapped_env = new_env({"self": decl.cel_type(), OLD_PRESENT: cel.Type.BOOL, OLD_VALUE: decl.cel_type()})
+            wrapped_env = None
+            if any(isinstance(rule, Mapping) and rule.get("optionalOldSelf") for _, rule in rules):
+                wrapped_env = new_env({"self": decl.cel_type(), OLD_PRESENT: cel.Type.BOOL,
+                                       OLD_VALUE: decl.cel_type()})
             for rule_path, rule in rules:
                 if not isinstance(rule, Mapping):
                     continue
@@ -167,14 +171,14 @@ class _Compiler:
                 out.additional = sub
         return out
 
-    def rule(self, rule: Mapping[str, Any], path: str, decl: Decl, env: cel.Env, wrapped_env: cel.Env,
+    def rule(self, rule: Mapping[str, Any], path: str, decl: Decl, env: cel.Env, wrapped_env: cel.Env | None,
              cardinality: int) -> CompiledRule | None:
         source = str(rule.get("rule", ""))
         if not source.strip():
             return None
         optional_old = bool(rule.get("optionalOldSelf"))
         text, shift, rule_env = (source, 0, env)
-        if optional_old:
+        if optional_old and wrapped_env is not None:
             text, shift, rule_env = (f"{_WRAP_PREFIX}{source}\n)", 1, wrapped_env)
         try:
             program = rule_env.compile(text)
@@ -209,7 +213,8 @@ class _Compiler:
         if optional_old and not uses_old:
             self.errors.append(FieldError.invalid(f"{path}.optionalOldSelf", True,
                                                   "may not be set if oldSelf is not used in rule"))
-        compiled = CompiledRule(rule, program, ast, uses_old, optional_old, estimate.cost, estimate.sized,
+        compiled = CompiledRule(rule, program, ast, uses_old, optional_old, estimate.cost,
+                                cost.RuntimeBound(ast, estimate),
                                 field_path=normalize_field_path(str(rule.get("fieldPath", ""))))
         message_source = str(rule.get("messageExpression", ""))
         if message_source.strip():
@@ -233,7 +238,8 @@ class _Compiler:
                 self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
                                                       "messageExpression compilation failed: " + issues))
                 return compiled
-            message_cost = cost.estimate(message_ast, sizes).cost
+            message_estimate = cost.estimate(message_ast, sizes)
+            message_cost = message_estimate.cost
             if message_cost > cost.STATIC_ESTIMATED_COST_LIMIT:
                 self.errors.append(FieldError.forbidden(
                     f"{path}.messageExpression",
@@ -241,6 +247,7 @@ class _Compiler:
                                         cost.STATIC_ESTIMATED_COST_LIMIT)))
             self.costs.append((f"{path}.messageExpression", message_cost))
             compiled.message_program, compiled.message_ast = message_program, message_ast
+            compiled.message_bound = cost.RuntimeBound(message_ast, message_estimate)
         return compiled
 
 

@@ -60,12 +60,14 @@ def _factor(size: int, factor: float) -> int:
 class Estimate:
     cost: int
     sized: bool  # whether the cost depends on the size of a value at some path
+    paths: tuple[Path, ...] = ()  # the paths whose sizes it depends on
 
 
 class _Walk:
     def __init__(self, size_of: SizeOf) -> None:
         self.size_of = size_of
         self.sized = False
+        self.paths: dict[Path, None] = {}
 
     def path(self, node: Node, scope: dict[str, Path]) -> Path | None:
         if node.kind == "ident":
@@ -91,6 +93,7 @@ class _Walk:
             found = self.size_of(path)
             if found is not None:
                 self.sized = True
+                self.paths[path] = None
                 return found
         return _UNKNOWN_SIZE
 
@@ -174,7 +177,32 @@ def estimate(root: Node, size_of: SizeOf) -> Estimate:
     """The worst-case cost of the expression at `root` when the value at each path has at most `size_of` it."""
     walk = _Walk(size_of)
     cost = walk.cost(root, {})
-    return Estimate(cost, walk.sized)
+    return Estimate(cost, walk.sized, tuple(walk.paths))
+
+
+class RuntimeBound:
+    """The cost bound of one expression for a given object, remembered by the sizes it depends on (objects
+    of one kind repeat the same few sizes, and the walk of the AST costs more than the rule itself)."""
+
+    __slots__ = ("_cache", "_paths", "_root", "_static")
+
+    def __init__(self, root: Node, static: Estimate) -> None:
+        self._root = root
+        self._static = static
+        self._paths = static.paths
+        self._cache: dict[tuple[int | None, ...], int] = {}
+
+    def of(self, value: object) -> int:
+        if not self._static.sized:
+            return self._static.cost
+        sizes = observed_sizes(value)
+        key = tuple(sizes(path) for path in self._paths)
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) >= 256:
+                self._cache.clear()
+            found = self._cache[key] = estimate(self._root, sizes).cost
+        return found
 
 
 def declared_sizes(root: Decl) -> SizeOf:

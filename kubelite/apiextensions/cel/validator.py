@@ -18,6 +18,7 @@ from typing import Any
 from kubelite.apiextensions.cel import cost
 from kubelite.apiextensions.cel.compile import OLD_PRESENT, OLD_VALUE, CompiledRule, NodeRules, compile_schema
 from kubelite.apiextensions.cel.decl import ConversionError, convert
+from kubelite.apiextensions.cel.library import runtime_env
 from kubelite.apimachinery.validation import OMITTED, FieldError
 
 _MAX_MESSAGE_BYTES = 5 * 1024
@@ -124,15 +125,18 @@ class _Run:
             old_value = convert(old, node.decl) if old is not None else None
         except ConversionError:
             return  # schema validation reports a value its format refuses
-        sizes = None
+        activation, activation_error = None, ""
+        try:
+            # one activation for all the node's rules: the values cross into the runtime once
+            activation = runtime_env().Activation({"self": self_value, "oldSelf": old_value,
+                                                   OLD_PRESENT: old_value is not None, OLD_VALUE: old_value})
+        except (RuntimeError, TypeError, ValueError, OverflowError) as err:
+            # a value the binding cannot carry (an integer past int64): an evaluation error, never a crash
+            activation_error = str(err)
         for compiled in node.rules:
             if compiled.uses_old_self and old is None and not compiled.optional_old_self:
                 continue
-            if compiled.cost_is_sized:
-                sizes = sizes or cost.observed_sizes(self_value)
-                bound = cost.estimate(compiled.ast, sizes).cost
-            else:
-                bound = compiled.static_cost
+            bound = compiled.runtime_bound.of(self_value)
             if bound > cost.PER_CALL_LIMIT:
                 self.errors.append(FieldError.invalid(
                     field_path, node.type_name,
@@ -143,19 +147,15 @@ class _Run:
                 self.errors.append(FieldError.invalid(field_path, node.type_name, _OUT_OF_BUDGET))
                 raise _Stop
             self.budget -= bound
-            data: dict[str, Any] = {"self": self_value}
-            if compiled.optional_old_self:
-                data[OLD_PRESENT] = old_value is not None
-                data[OLD_VALUE] = old_value
-            elif compiled.uses_old_self:
-                data["oldSelf"] = old_value
-            try:
-                result = compiled.program.eval(data=data)
-                failed = result.type().name() == "ERROR"
-                raw = str(result.plain_value()) if failed else ""
-            except (RuntimeError, TypeError, ValueError, OverflowError) as err:
-                # a value the binding cannot carry (an integer past int64): an evaluation error, never a crash
-                failed, raw = True, str(err)
+            if activation is None:
+                failed, raw = True, activation_error
+            else:
+                try:
+                    result = compiled.program.eval(activation)
+                    failed = result.type().name() == "ERROR"
+                    raw = str(result.plain_value()) if failed else ""
+                except (RuntimeError, TypeError, ValueError, OverflowError) as err:
+                    failed, raw = True, str(err)
             if failed:
                 text = _error_text(raw)
                 rule_text = _rule_text(compiled.rule)
@@ -179,17 +179,17 @@ class _Run:
                 # ratcheting (kube's CRDValidationRatcheting): a failure on a value the update left as it was
                 # is not an error; kube turns it into a warning
                 continue
-            self.failure(node, compiled, path, value, self_value, old_value)
+            self.failure(node, compiled, path, value, self_value, activation)
 
     def failure(self, node: NodeRules, compiled: CompiledRule, path: str, value: Any, self_value: Any,
-                old_value: Any) -> None:
+                activation: Any) -> None:
         rule = compiled.rule
         target = path
         if compiled.field_path:
             target = f"{path}.{compiled.field_path}" if path and not compiled.field_path.startswith("[") \
                 else f"{path}{compiled.field_path}"
         target = target or "<nil>"
-        detail = self.message(compiled, self_value, old_value, target, node)
+        detail = self.message(compiled, self_value, activation, target, node)
         if detail is None:
             message = str(rule.get("message", "")).strip()
             detail = message or f"failed rule: {_rule_text(rule)}"
@@ -204,12 +204,12 @@ class _Run:
         else:
             self.errors.append(FieldError.invalid(target, bad_value, detail))
 
-    def message(self, compiled: CompiledRule, self_value: Any, old_value: Any, target: str,
+    def message(self, compiled: CompiledRule, self_value: Any, activation: Any, target: str,
                 node: NodeRules) -> str | None:
         """The messageExpression's text, or None to fall back to the message (as kube does on its failures)."""
-        if compiled.message_program is None or compiled.message_ast is None:
+        if compiled.message_program is None or compiled.message_bound is None:
             return None
-        bound = cost.estimate(compiled.message_ast, cost.observed_sizes(self_value)).cost
+        bound = compiled.message_bound.of(self_value)
         if bound > cost.PER_CALL_LIMIT:
             self.errors.append(FieldError.invalid(
                 target, node.type_name, "no further validation rules will be run due to call cost exceeds limit "
@@ -221,11 +221,8 @@ class _Run:
                 "no further validation rules will be run"))
             raise _Stop
         self.budget -= bound
-        data: dict[str, Any] = {"self": self_value}
-        if compiled.uses_old_self and not compiled.optional_old_self:
-            data["oldSelf"] = old_value
         try:
-            result = compiled.message_program.eval(data=data)
+            result = compiled.message_program.eval(activation)
         except (RuntimeError, TypeError, ValueError, OverflowError):
             return None
         if result.type().name() != "STRING":
