@@ -310,3 +310,27 @@ def test_integer_beyond_int64_is_an_evaluation_error_not_a_crash() -> None:
     assert len(found) == 1
     assert found[0].startswith('spec: Invalid value: "object": ')
     assert found[0].endswith(" evaluating rule: self.n > 0")
+
+
+def test_field_path_is_checked_and_appended_as_kube_does() -> None:
+    labels = {"type": "object", "additionalProperties": STR}
+    rules = [{"rule": "self.labels.size() < 1", "message": "no labels", "fieldPath": ".labels['k.z']"},
+             {"rule": "true", "fieldPath": ".nope"}]
+    compiled, errors = SchemaRules.compile(_schema(rules, labels=labels), ROOT)
+    assert [str(e) for e in errors] == [
+        f'{ROOT}.properties[spec].x-kubernetes-validations[1].fieldPath: Invalid value: ".nope": '
+        "must be a valid path"]
+    assert [str(e) for e in compiled.validate({"spec": {"labels": {"a": "b"}}}, None)] == [
+        "spec.labels[k.z]: Invalid value: no labels"]
+
+
+def test_rule_fields_are_checked_before_compiling() -> None:
+    rules = [{"rule": " "}, {"rule": "self.a ==\n 1"}, {"rule": "nope", "reason": "Other"}]
+    _, errors = SchemaRules.compile(_schema(rules), ROOT)
+    base = f"{ROOT}.properties[spec].x-kubernetes-validations"
+    assert [str(e) for e in errors] == [
+        f"{base}[0].rule: Required value: rule is not specified",
+        f"{base}[1].message: Required value: message must be specified if rule contains line breaks",
+        f'{base}[2].reason: Unsupported value: "Other": supported values: "FieldValueDuplicate", '
+        '"FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+    ]

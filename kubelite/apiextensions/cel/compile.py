@@ -31,6 +31,8 @@ _WRAP_PREFIX = f"cel.bind(oldSelf, {OLD_PRESENT} ? optional.of({OLD_VALUE}) : op
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _LINE = re.compile(r"<input>:(\d+):")
+_NEWLINES = re.compile(r"[\n\r]+")
+_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 
 
 @dataclass(slots=True)
@@ -104,17 +106,52 @@ def _reads(node: checked.Node | None, name: str) -> bool:
     return any(_reads(child, name) for child in children)
 
 
-def normalize_field_path(path: str) -> str:
-    """A rule's relative fieldPath (`.spec.x`, `['a.b']`, `.list[0]`) as field.Path text below the node."""
+_FIELD_PATH_TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|[.\[\]]|[^.\[\]']+")
+
+
+def valid_field_path(json_path: str, schema: Mapping[str, Any]) -> str | None:
+    """kube's ValidFieldPath: a rule's fieldPath (`.spec.x`, `['a.b']`, `.labels['k']`) followed through the
+    schema, as the text of the field.Path it names (a property is a child, a map key is `[key]`); None when it
+    does not lead to a field."""
     out = ""
-    for match in re.finditer(r"\.([^.\[]+)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]", path.strip()):
-        name, quoted, index = match.groups()
-        if name is not None:
-            out += ("." if out else "") + name
-        elif quoted is not None:
-            out += f"[{quoted}]"
+    current: Any = schema
+    tokens = _FIELD_PATH_TOKEN.findall(json_path)
+    if "".join(tokens) != json_path:
+        return None
+    i = 0
+
+    def step(name: str) -> bool:
+        nonlocal out, current
+        if not isinstance(current, Mapping):
+            return False
+        properties = current.get("properties")
+        additional = current.get("additionalProperties")
+        if properties:
+            if name not in properties:
+                return False
+            out = f"{out}.{name}" if out else name
+            current = properties[name]
+        elif isinstance(additional, Mapping):
+            out = f"{out}[{name}]"
+            current = additional
         else:
-            out += f"[{index}]"
+            return False
+        return True
+
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "." and i + 1 < len(tokens) and tokens[i + 1] not in ".[]":
+            if not step(tokens[i + 1]):
+                return None
+            i += 2
+        elif (token == "[" and i + 2 < len(tokens) and tokens[i + 1].startswith("'") and len(tokens[i + 1]) >= 2
+              and tokens[i + 2] == "]"):
+            name = re.sub(r"\\(.)", r"\1", tokens[i + 1][1:-1])
+            if not step(name):
+                return None
+            i += 3
+        else:
+            return None
     return out
 
 
@@ -137,7 +174,7 @@ class _Compiler:
             if isinstance(sub, Mapping):
                 rules += [(f"{path}.allOf[{i}].x-kubernetes-validations[{j}]", rule)
                           for j, rule in enumerate(sub.get("x-kubernetes-validations") or [])]
-        if rules:
+        if rules and not self.rule_shapes(rules):
             card = cardinality if cardinality is not None else max_cardinality(decl.min_size)
             env = new_env({"self": decl.cel_type(), "oldSelf": decl.cel_type()})
             wrapped_env = None
@@ -147,7 +184,7 @@ class _Compiler:
             for rule_path, rule in rules:
                 if not isinstance(rule, Mapping):
                     continue
-                compiled = self.rule(rule, rule_path, decl, env, wrapped_env, card)
+                compiled = self.rule(rule, rule_path, schema, decl, env, wrapped_env, card)
                 if compiled is not None:
                     out.rules.append(compiled)
         for name, prop in (schema.get("properties") or {}).items():
@@ -171,11 +208,57 @@ class _Compiler:
                 out.additional = sub
         return out
 
-    def rule(self, rule: Mapping[str, Any], path: str, decl: Decl, env: cel.Env, wrapped_env: cel.Env | None,
-             cardinality: int) -> CompiledRule | None:
+    def rule_shapes(self, rules: list[tuple[str, Any]]) -> bool:
+        """kube's checks of the rules' own fields; True when one failed (kube then compiles none of them)."""
+        found = False
+
+        def add(error: FieldError) -> None:
+            nonlocal found
+            self.errors.append(error)
+            found = True
+
+        for path, rule in rules:
+            if not isinstance(rule, Mapping):
+                continue
+            text = str(rule.get("rule", ""))
+            message = rule.get("message")
+            message_text = str(message or "")
+            if not text.strip():
+                add(FieldError.required(f"{path}.rule", "rule is not specified"))
+            elif message_text and not message_text.strip():
+                add(FieldError.invalid(f"{path}.message", message_text, "must be non-empty if specified"))
+            elif _NEWLINES.search(message_text.strip()):
+                add(FieldError.invalid(f"{path}.message", message_text, "must not contain line breaks"))
+            elif _NEWLINES.search(text.strip()) and not message_text.strip():
+                add(FieldError.required(f"{path}.message", "message must be specified if rule contains line breaks"))
+            expression = str(rule.get("messageExpression") or "")
+            if expression and not expression.strip():
+                add(FieldError.required(f"{path}.messageExpression",
+                                        "messageExpression must be non-empty if specified"))
+            reason = rule.get("reason")
+            if reason is not None and reason not in _REASONS:
+                add(FieldError.not_supported(f"{path}.reason", reason, _REASONS))
+            field_path = rule.get("fieldPath")
+            if isinstance(field_path, str) and field_path:
+                if not field_path.strip():
+                    add(FieldError.invalid(f"{path}.fieldPath", field_path, "must be non-empty if specified"))
+                if _NEWLINES.search(field_path):
+                    add(FieldError.invalid(f"{path}.fieldPath", field_path, "must not contain line breaks"))
+        return found
+
+    def rule(self, rule: Mapping[str, Any], path: str, schema: Mapping[str, Any], decl: Decl, env: cel.Env,
+             wrapped_env: cel.Env | None, cardinality: int) -> CompiledRule | None:
         source = str(rule.get("rule", ""))
         if not source.strip():
             return None
+        field_path = ""
+        raw_field_path = rule.get("fieldPath")
+        if isinstance(raw_field_path, str) and raw_field_path.strip():
+            found = valid_field_path(raw_field_path, schema)
+            if found is None:
+                self.errors.append(FieldError.invalid(f"{path}.fieldPath", raw_field_path, "must be a valid path"))
+            else:
+                field_path = found
         optional_old = bool(rule.get("optionalOldSelf"))
         text, shift, rule_env = (source, 0, env)
         if optional_old and wrapped_env is not None:
@@ -214,8 +297,7 @@ class _Compiler:
             self.errors.append(FieldError.invalid(f"{path}.optionalOldSelf", True,
                                                   "may not be set if oldSelf is not used in rule"))
         compiled = CompiledRule(rule, program, ast, uses_old, optional_old, estimate.cost,
-                                cost.RuntimeBound(ast, estimate),
-                                field_path=normalize_field_path(str(rule.get("fieldPath", ""))))
+                                cost.RuntimeBound(ast, estimate), field_path=field_path)
         message_source = str(rule.get("messageExpression", ""))
         if message_source.strip():
             try:

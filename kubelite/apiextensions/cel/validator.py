@@ -184,10 +184,10 @@ class _Run:
     def failure(self, node: NodeRules, compiled: CompiledRule, path: str, value: Any, self_value: Any,
                 activation: Any) -> None:
         rule = compiled.rule
+        # field.Path.Child(<the fieldPath's text>): a dot after the node's path, whatever the text starts with
         target = path
         if compiled.field_path:
-            target = f"{path}.{compiled.field_path}" if path and not compiled.field_path.startswith("[") \
-                else f"{path}{compiled.field_path}"
+            target = f"{path}.{compiled.field_path}" if path else compiled.field_path
         target = target or "<nil>"
         detail = self.message(compiled, self_value, activation, target, node)
         if detail is None:
