@@ -334,3 +334,13 @@ def test_rule_fields_are_checked_before_compiling() -> None:
         f'{base}[2].reason: Unsupported value: "Other": supported values: "FieldValueDuplicate", '
         '"FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
     ]
+
+
+def test_old_self_under_an_atomic_list_is_refused() -> None:
+    item = {"type": "object", "properties": {"v": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.v >= oldSelf.v"}]}
+    _, errors = SchemaRules.compile(_schema([], items={"type": "array", "items": item}), ROOT)
+    assert [str(e) for e in errors] == [
+        f'{ROOT}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Invalid value: '
+        f'"self.v >= oldSelf.v": oldSelf cannot be used on the uncorrelatable portion of the schema within '
+        f"{ROOT}.properties[spec].properties[items]"]

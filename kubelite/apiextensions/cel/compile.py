@@ -160,7 +160,8 @@ class _Compiler:
         self.errors: list[FieldError] = []
         self.costs: list[tuple[str, int]] = []
 
-    def node(self, schema: Mapping[str, Any], path: str, root: bool, cardinality: int | None) -> NodeRules | None:
+    def node(self, schema: Mapping[str, Any], path: str, root: bool, cardinality: int | None,
+             uncorrelatable: str | None = None) -> NodeRules | None:
         embedded = root or bool(schema.get("x-kubernetes-embedded-resource"))
         decl = schema_decl(schema, resource_root=embedded)
         if decl is None:
@@ -185,25 +186,34 @@ class _Compiler:
                 if not isinstance(rule, Mapping):
                     continue
                 compiled = self.rule(rule, rule_path, schema, decl, env, wrapped_env, card)
+                if compiled is not None and compiled.uses_old_self and uncorrelatable is not None:
+                    self.errors.append(FieldError.invalid(
+                        f"{rule_path}.rule", compiled.rule.get("rule", ""),
+                        f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
                 if compiled is not None:
                     out.rules.append(compiled)
         for name, prop in (schema.get("properties") or {}).items():
             if isinstance(prop, Mapping):
-                sub = self.node(prop, f"{path}.properties[{name}]", False, cardinality)
+                map_type = schema.get("x-kubernetes-map-type")
+                sub = self.node(prop, f"{path}.properties[{name}]", False, cardinality,
+                                uncorrelatable or (path if map_type not in (None, "granular", "atomic") else None))
                 if sub is not None and not sub.empty:
                     out.properties[name] = sub
         items = schema.get("items")
         if isinstance(items, Mapping):
             limit = schema.get("maxItems")
+            # only the items of map lists pair with their old selves
             sub = self.node(items, f"{path}.items", False,
-                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0))
+                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0),
+                            uncorrelatable or (path if schema.get("x-kubernetes-list-type") != "map" else None))
             if sub is not None and not sub.empty:
                 out.items = sub
         additional = schema.get("additionalProperties")
         if isinstance(additional, Mapping):
             limit = schema.get("maxProperties")
             sub = self.node(additional, f"{path}.additionalProperties", False,
-                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0))
+                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0),
+                            uncorrelatable)
             if sub is not None and not sub.empty:
                 out.additional = sub
         return out
