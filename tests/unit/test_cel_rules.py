@@ -64,9 +64,8 @@ LIBRARY_CASES = [
      {"s": "my-name"}, {"s": "My_Name"}, {"s": STR}),
     ("optionals", "self.?missing.orValue('d') == 'd' && optional.of(self.s).hasValue() && self.?s.value() == 'x'",
      {"s": "x"}, {"s": "y"}, {"s": STR, "missing": STR}),
-    ("bind", "cel.bind(n, self.s.size(), n > 1 && n < 4)", {"s": "abc"}, {"s": "a"}, {"s": STR}),
-    ("math", "math.greatest(self.a, 3) == self.a && math.abs(-self.a) == self.a", {"a": 5}, {"a": 2},
-     {"a": {"type": "integer"}}),
+    ("macros", "self.l.exists(x, x > 2) && self.l.exists_one(x, x == 1) && self.l.map(x, x * 2).all(x, x % 2 == 0) "
+     "&& self.l.filter(x, x > 1).size() == 2", {"l": [1, 2, 3]}, {"l": [1, 1, 3]}, {"l": INTS}),
     ("timestamps", "self.t + duration('1h') > timestamp('2024-01-01T00:30:00Z') && self.d < duration('2m')",
      {"t": "2024-01-01T00:00:00Z", "d": "90s"}, {"t": "2023-12-31T00:00:00Z", "d": "90s"},
      {"t": {"type": "string", "format": "date-time"}, "d": {"type": "string", "format": "duration"}}),
@@ -81,6 +80,15 @@ def test_library_functions_pass_and_fail(rule: str, good: dict[str, Any], bad: d
                                          props: dict[str, Any]) -> None:
     assert _messages([{"rule": rule}], good, **props) == []
     assert _messages([{"rule": rule}], bad, **props) == [f"spec: Invalid value: failed rule: {rule}"]
+
+
+@pytest.mark.parametrize("rule", ["cel.bind(n, self.s.size(), n > 1)", "math.greatest(1, 2) == 2",
+                                  "base64.encode(b'a') == 'YQ=='", "self.s.reverse() == 'a'"])
+def test_extensions_kube_does_not_load_are_refused(rule: str) -> None:
+    _, errors = SchemaRules.compile(_schema([{"rule": rule}], s=STR), ROOT)
+    assert len(errors) == 1
+    assert "compilation failed: ERROR: <input>:1:" in errors[0].detail
+    assert "undeclared reference to " in errors[0].detail or "found no matching overload" in errors[0].detail
 
 
 def test_scalar_failure_prints_value_and_message() -> None:

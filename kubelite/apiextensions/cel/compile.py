@@ -7,8 +7,9 @@ and reports what kube's CRD validation reports, at kube's paths and in its words
 "estimated rule cost exceeds budget by factor of ...", the total for the whole schema).
 
 A rule with `optionalOldSelf` sees `oldSelf` as an optional. cel-expr-python cannot declare an optional
-variable, so that rule is compiled inside `cel.bind(oldSelf, <optional made of two hidden variables>, ...)`,
-on a line of its own so that reported positions only need their line number shifted back.
+variable (nor does kube load cel.bind), so that rule is compiled as
+`[<optional made of two hidden variables>].map(oldSelf, <rule>)[0]`, the rule on a line of its own so that
+reported positions only need their line number shifted back; its cost is that of the rule alone.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from kubelite.apimachinery.validation import FieldError
 
 OLD_PRESENT = "__oldSelfPresent"
 OLD_VALUE = "__oldSelfValue"
-_WRAP_PREFIX = f"cel.bind(oldSelf, {OLD_PRESENT} ? optional.of({OLD_VALUE}) : optional.none(),\n"
+_WRAP_PREFIX = f"[{OLD_PRESENT} ? optional.of({OLD_VALUE}) : optional.none()].map(oldSelf,\n"
+_WRAP_SUFFIX = "\n)[0]"
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 _LINE = re.compile(r"<input>:(\d+):")
@@ -93,6 +95,15 @@ def _runnable(program: cel.Expression) -> cel.Expression:
     serialized = program.serialize()
     rewritten = checked.rewrite_calls(serialized, REWRITES)
     return runtime_env().deserialize(serialized if rewritten is None else rewritten)
+
+
+def _wrapped_rule(root: checked.Node) -> checked.Node:
+    """The rule inside `[<optional>].map(oldSelf, <rule>)[0]`: the one element the map step appends."""
+    comprehension = root.args[0] if root.kind == "call" and root.args else None
+    step = comprehension.loop_step if comprehension is not None else None
+    if step is not None and step.kind == "call" and len(step.args) == 2 and step.args[1].args:
+        return step.args[1].args[0]
+    return root
 
 
 def _reads(node: checked.Node | None, name: str) -> bool:
@@ -272,7 +283,7 @@ class _Compiler:
         optional_old = bool(rule.get("optionalOldSelf"))
         text, shift, rule_env = (source, 0, env)
         if optional_old and wrapped_env is not None:
-            text, shift, rule_env = (f"{_WRAP_PREFIX}{source}\n)", 1, wrapped_env)
+            text, shift, rule_env = (f"{_WRAP_PREFIX}{source}{_WRAP_SUFFIX}", 1, wrapped_env)
         try:
             program = rule_env.compile(text)
         except RuntimeError as err:
@@ -287,7 +298,7 @@ class _Compiler:
         program = _runnable(program)
         parsed = checked.parse_checked(program.serialize())
         ast = parsed.root
-        body = ast.result if optional_old and ast.result is not None else ast
+        body = _wrapped_rule(ast) if optional_old else ast
         undefined = fields.undefined_fields(body, {"self": decl, "oldSelf": None if optional_old else decl})
         if undefined:
             offset = len(_WRAP_PREFIX) if optional_old else 0
@@ -297,7 +308,7 @@ class _Compiler:
             return None
         uses_old = _reads(body, "oldSelf")
         sizes = cost.declared_sizes(decl)
-        estimate = cost.estimate(ast, sizes)
+        estimate = cost.estimate(body, sizes)
         total = estimate.cost * cardinality if estimate.cost else 0
         if total > cost.STATIC_ESTIMATED_COST_LIMIT:
             self.errors.append(FieldError.forbidden(
@@ -307,7 +318,7 @@ class _Compiler:
             self.errors.append(FieldError.invalid(f"{path}.optionalOldSelf", True,
                                                   "may not be set if oldSelf is not used in rule"))
         compiled = CompiledRule(rule, program, ast, uses_old, optional_old, estimate.cost,
-                                cost.RuntimeBound(ast, estimate), field_path=field_path)
+                                cost.RuntimeBound(body, estimate), field_path=field_path)
         message_source = str(rule.get("messageExpression", ""))
         if message_source.strip():
             try:

@@ -1,6 +1,8 @@
-"""Kubernetes' CEL environment for CRD validation rules: cel-cpp's standard definitions and extensions
-(strings, optionals, cel.bind, math, encoders), plus kube's own libraries written here (lists, sets, regex,
-urls, quantity, ip/cidr, format), on a descriptor pool that declares kube's object types."""
+"""Kubernetes' CEL environment for CRD validation rules (k8s.io/apiserver/pkg/cel/environment/base.go):
+cel-cpp's standard definitions, its strings extension at kube's version 2 and optionals, plus kube's own
+libraries written here (lists, sets, regex, urls, quantity, ip/cidr, format), on a descriptor pool that
+declares kube's object types. kube loads neither cel.bind nor the math or encoder extensions for CRDs, so
+neither does this environment."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import functools
 from collections.abc import Mapping
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_bindings, ext_encoders, ext_math, ext_optional, ext_strings
+from cel_expr_python.ext import ext_optional, ext_strings
 
 from kubelite.apiextensions.cel.library import format, lists, net, quantity, regex, sets, urls
 from kubelite.apiextensions.cel.library.types import POOL
@@ -16,11 +18,8 @@ from kubelite.apiextensions.cel.library.types import POOL
 
 def extensions() -> list[cel.CelExtensionBase]:
     return [
-        ext_strings.ExtStrings(),
+        ext_strings.ExtStrings(2),
         ext_optional.ExtOptional(),
-        ext_bindings.ExtBindings(),
-        ext_math.ExtMath(),
-        ext_encoders.ExtEncoders(),
         lists.EXTENSION,
         sets.EXTENSION,
         regex.EXTENSION,
