@@ -104,12 +104,40 @@ def _file() -> descriptor_pb2.FileDescriptorProto:
         "PositionsEntry", [("key", 1, _F.TYPE_INT64, "", False), ("value", 2, _F.TYPE_INT32, "", False)], source
     )
     positions.options.map_entry = True
+    t = ".kubelite.celast.Type"
+    message("Empty", [])
+    ctype = message(
+        "Type",
+        [
+            ("dyn", 1, _F.TYPE_MESSAGE, ".kubelite.celast.Empty", False),
+            ("null", 2, _F.TYPE_INT32, "", False),
+            ("primitive", 3, _F.TYPE_INT32, "", False),
+            ("wrapper", 4, _F.TYPE_INT32, "", False),
+            ("well_known", 5, _F.TYPE_INT32, "", False),
+            ("list_type", 6, _F.TYPE_MESSAGE, t + ".ListType", False),
+            ("map_type", 7, _F.TYPE_MESSAGE, t + ".MapType", False),
+            ("message_type", 9, _F.TYPE_STRING, "", False),
+            ("type_param", 10, _F.TYPE_STRING, "", False),
+            ("error", 12, _F.TYPE_MESSAGE, ".kubelite.celast.Empty", False),
+            ("abstract_type", 14, _F.TYPE_MESSAGE, t + ".AbstractType", False),
+        ],
+    )
+    message("ListType", [("elem_type", 1, _F.TYPE_MESSAGE, t, False)], ctype)
+    message("MapType", [("key_type", 1, _F.TYPE_MESSAGE, t, False), ("value_type", 2, _F.TYPE_MESSAGE, t, False)],
+            ctype)
+    message("AbstractType", [("name", 1, _F.TYPE_STRING, "", False),
+                             ("parameter_types", 2, _F.TYPE_MESSAGE, t, True)], ctype)
     checked = message(
         "CheckedExpr",
         [("reference_map", 2, _F.TYPE_MESSAGE, ".kubelite.celast.CheckedExpr.ReferenceMapEntry", True),
+         ("type_map", 3, _F.TYPE_MESSAGE, ".kubelite.celast.CheckedExpr.TypeMapEntry", True),
          ("expr", 4, _F.TYPE_MESSAGE, e, False),
          ("source_info", 5, _F.TYPE_MESSAGE, ".kubelite.celast.SourceInfo", False)],
     )
+    type_entry = message(
+        "TypeMapEntry", [("key", 1, _F.TYPE_INT64, "", False), ("value", 2, _F.TYPE_MESSAGE, t, False)], checked
+    )
+    type_entry.options.map_entry = True
     entry = message(
         "ReferenceMapEntry",
         [("key", 1, _F.TYPE_INT64, "", False), ("value", 2, _F.TYPE_MESSAGE, ".kubelite.celast.Reference", False)],
@@ -145,13 +173,57 @@ class Node:
     result: Node | None = None
 
 
+_PRIMITIVES = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "bytes"}
+_WELL_KNOWN = {1: "any", 2: "timestamp", 3: "duration"}
+
+
+@dataclass(frozen=True, slots=True)
+class CelType:
+    """A checked type: kind is bool, int, uint, double, string, bytes, timestamp, duration, list, map,
+    message (name), abstract (name, e.g. optional_type), dyn, null, type_param or error."""
+
+    kind: str
+    name: str = ""
+    params: tuple[CelType, ...] = ()
+
+
+DYN = CelType("dyn")
+
+
+def _type(proto: Any) -> CelType:
+    if proto.HasField("primitive"):
+        return CelType(_PRIMITIVES.get(proto.primitive, "dyn"))
+    if proto.HasField("wrapper"):
+        return CelType(_PRIMITIVES.get(proto.wrapper, "dyn"))
+    if proto.HasField("well_known"):
+        return CelType(_WELL_KNOWN.get(proto.well_known, "dyn"))
+    if proto.HasField("list_type"):
+        return CelType("list", params=(_type(proto.list_type.elem_type),))
+    if proto.HasField("map_type"):
+        return CelType("map", params=(_type(proto.map_type.key_type), _type(proto.map_type.value_type)))
+    if proto.HasField("message_type"):
+        return CelType("message", proto.message_type)
+    if proto.HasField("abstract_type"):
+        return CelType("abstract", proto.abstract_type.name,
+                       tuple(_type(p) for p in proto.abstract_type.parameter_types))
+    if proto.HasField("null"):
+        return CelType("null")
+    if proto.HasField("type_param"):
+        return CelType("type_param", proto.type_param)
+    if proto.HasField("error"):
+        return CelType("error")
+    return DYN
+
+
 @dataclass(slots=True)
 class Checked:
-    """A parsed checked expression: its root, reference map (id -> (name, overload ids)), source offsets."""
+    """A parsed checked expression: its root, reference map (id -> (name, overload ids)), the checked type of
+    each node and each node's offset in the source."""
 
     root: Node
     refs: dict[int, tuple[str, tuple[str, ...]]]
     positions: dict[int, int]
+    types: dict[int, CelType]
 
 
 def parse_checked(serialized: bytes) -> Checked:
@@ -162,7 +234,8 @@ def parse_checked(serialized: bytes) -> Checked:
     checked.ParseFromString(wrapper.value)
     refs = {key: (ref.name, tuple(ref.overload_id)) for key, ref in checked.reference_map.items()}
     positions = dict(checked.source_info.positions.items())
-    return Checked(_node(checked.expr, refs), refs, positions)
+    types = {key: _type(value) for key, value in checked.type_map.items()}
+    return Checked(_node(checked.expr, refs), refs, positions, types)
 
 
 def parse(serialized: bytes) -> tuple[Node, dict[int, tuple[str, tuple[str, ...]]]]:

@@ -308,7 +308,7 @@ class _Compiler:
             return None
         uses_old = _reads(body, "oldSelf")
         sizes = cost.declared_sizes(decl)
-        estimate = cost.estimate(body, sizes)
+        estimate = cost.estimate(body, sizes, parsed.types)
         total = estimate.cost * cardinality if estimate.cost else 0
         if total > cost.STATIC_ESTIMATED_COST_LIMIT:
             self.errors.append(FieldError.forbidden(
@@ -318,7 +318,7 @@ class _Compiler:
             self.errors.append(FieldError.invalid(f"{path}.optionalOldSelf", True,
                                                   "may not be set if oldSelf is not used in rule"))
         compiled = CompiledRule(rule, program, ast, uses_old, optional_old, estimate.cost,
-                                cost.RuntimeBound(body, estimate), field_path=field_path)
+                                cost.RuntimeBound(body, estimate, parsed.types, decl), field_path=field_path)
         message_source = str(rule.get("messageExpression", ""))
         if message_source.strip():
             try:
@@ -341,7 +341,7 @@ class _Compiler:
                 self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
                                                       "messageExpression compilation failed: " + issues))
                 return compiled
-            message_estimate = cost.estimate(message_ast, sizes)
+            message_estimate = cost.estimate(message_ast, sizes, parsed_message.types)
             message_cost = message_estimate.cost
             if message_cost > cost.STATIC_ESTIMATED_COST_LIMIT:
                 self.errors.append(FieldError.forbidden(
@@ -350,7 +350,7 @@ class _Compiler:
                                         cost.STATIC_ESTIMATED_COST_LIMIT)))
             self.costs.append((f"{path}.messageExpression", message_cost))
             compiled.message_program, compiled.message_ast = message_program, message_ast
-            compiled.message_bound = cost.RuntimeBound(message_ast, message_estimate)
+            compiled.message_bound = cost.RuntimeBound(message_ast, message_estimate, parsed_message.types, decl)
         return compiled
 
 

@@ -154,13 +154,10 @@ def schema_decl(schema: Mapping[str, Any], resource_root: bool = False) -> Decl 
             count = (_nonneg(max_props) if max_props is not None
                      else (MAX_REQUEST_SIZE_BYTES - 2) // (value.min_size + 6))
             return Decl("map", max_elements=count, min_size=2, elem=value, needs_convert=value.needs_convert)
+        # an object exposes its declared properties only, whatever x-kubernetes-preserve-unknown-fields says
         properties = schema.get("properties") or {}
-        if not properties and schema.get("x-kubernetes-preserve-unknown-fields"):
-            return Decl("dyn", max_elements=MAX_REQUEST_SIZE_BYTES - 2, min_size=2)
         required = set(schema.get("required") or ())
         decl = Decl("object", min_size=2)
-        max_props = schema.get("maxProperties")
-        decl.max_elements = _nonneg(max_props) if max_props is not None else len(properties)
         for name, prop in properties.items():
             if not isinstance(prop, Mapping):
                 continue
@@ -175,8 +172,6 @@ def schema_decl(schema: Mapping[str, Any], resource_root: bool = False) -> Decl 
                     decl.needs_convert = True
             if name in required and "default" not in prop:
                 decl.min_size += len(name) + prop_decl.min_size + 4
-        if schema.get("x-kubernetes-preserve-unknown-fields"):
-            decl.needs_convert = True  # unknown fields are dropped like kube's typed object drops them
         return decl
     if kind == "string":
         fmt = schema.get("format")
@@ -203,9 +198,7 @@ def schema_decl(schema: Mapping[str, Any], resource_root: bool = False) -> Decl 
         return Decl("double", min_size=MIN_NUMBER_SIZE, needs_convert=True)
     if kind == "integer":
         return Decl("int", min_size=MIN_NUMBER_SIZE)
-    if schema.get("x-kubernetes-preserve-unknown-fields"):
-        return Decl("dyn", max_elements=MAX_REQUEST_SIZE_BYTES - 2, min_size=1)
-    return None
+    return None  # an untyped node (preserved unknown data) is not visible to rules
 
 
 def max_cardinality(min_size: int) -> int:
