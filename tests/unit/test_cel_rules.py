@@ -41,6 +41,9 @@ LIBRARY_CASES = [
      {"l": [3, 2, 1, 1]}, {"l": INTS}),
     ("lists-index", "self.l.indexOf(2) == 1 && self.l.lastIndexOf(2) == 2", {"l": [1, 2, 2]}, {"l": [2, 1, 1]},
      {"l": INTS}),
+    ("lists-ext", "lists.range(3) == [0, 1, 2] && self.l.slice(1, 3) == [2, 3] && [[1], [2, [3]]].flatten() == "
+     "[1, 2, [3]] && self.l.distinct().size() == 3 && self.l.reverse()[0] == 3 && self.l.sort()[0] == 1 "
+     "&& self.l.last().value() == 3", {"l": [1, 2, 3]}, {"l": [1, 2, 2, 4]}, {"l": INTS}),
     ("sets", "sets.contains(self.l, [1]) && sets.intersects(self.l, [3, 4]) && sets.equivalent(self.l, [3, 1, 1])",
      {"l": [1, 3]}, {"l": [1, 4]}, {"l": INTS}),
     ("regex", "self.s.find('[0-9]+') == '12' && self.s.findAll('[a-z]').size() == 2", {"s": "a12b"}, {"s": "a1b"},

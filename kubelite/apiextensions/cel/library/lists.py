@@ -1,5 +1,7 @@
 """Kubernetes' lists library (k8s.io/apiserver/pkg/cel/library/lists.go): isSorted, sum, min, max, indexOf,
-lastIndexOf on lists."""
+lastIndexOf on lists; and the functions of cel-go's lists extension (version 3) that kube loads and cel-cpp
+lacks: lists.range, slice, flatten, distinct, reverse, sort (first and last come with cel-cpp's optionals;
+sortBy is a macro, which a Python extension cannot add)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,47 @@ def _equal(a: Any, b: Any) -> bool:
     return isinstance(a, bool) == isinstance(b, bool) and a == b
 
 
+def _range(count: int) -> list[int]:
+    return list(range(count))
+
+
+def _slice(items: list[Any], start: int, end: int) -> list[Any]:
+    if start < 0 or end < 0:
+        raise ValueError(f"cannot slice({start}, {end}), negative indexes not supported")
+    if start > end:
+        raise ValueError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
+    if end > len(items):
+        raise ValueError(f"cannot slice({start}, {end}), list is length {len(items)}")
+    return items[start:end]
+
+
+def _flatten(items: list[Any], depth: int = 1) -> list[Any]:
+    if depth < 0:
+        raise ValueError("level must be non-negative")
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, list) and depth > 0:
+            out.extend(_flatten(item, depth - 1))
+        else:
+            out.append(item)
+    return out
+
+
+def _distinct(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if not any(_equal(item, seen) for seen in out):
+            out.append(item)
+    return out
+
+
+def _sort(items: list[Any]) -> list[Any]:
+    try:
+        return sorted(items)
+    except TypeError as err:
+        raise ValueError("list elements must have the same type") from err
+
+
 EXTENSION = cel.CelExtension(
     "kubernetes.lists",
     [
@@ -66,5 +109,15 @@ EXTENSION = cel.CelExtension(
         cel.FunctionDecl("indexOf", [overload("list_index_of", T.INT, [_LIST, T.DYN], _index_of, member=True)]),
         cel.FunctionDecl("lastIndexOf",
                          [overload("list_last_index_of", T.INT, [_LIST, T.DYN], _last_index_of, member=True)]),
+        cel.FunctionDecl("lists.range", [overload("lists_range", T.List(T.INT), [T.INT], _range)]),
+        cel.FunctionDecl("slice", [overload("list_slice", _LIST, [_LIST, T.INT, T.INT], _slice, member=True)]),
+        cel.FunctionDecl("flatten", [
+            overload("list_flatten", _LIST, [_LIST], _flatten, member=True),
+            overload("list_flatten_int", _LIST, [_LIST, T.INT], _flatten, member=True),
+        ]),
+        cel.FunctionDecl("distinct", [overload("list_distinct", _LIST, [_LIST], _distinct, member=True)]),
+        cel.FunctionDecl("reverse", [overload("list_reverse", _LIST, [_LIST], lambda items: items[::-1],
+                                              member=True)]),
+        cel.FunctionDecl("sort", [overload("list_sort", _LIST, [_LIST], _sort, member=True)]),
     ],
 )
