@@ -65,6 +65,11 @@ LIBRARY_CASES = [
     ("format", "!format.dns1123Label().validate(self.s).hasValue() && format.named('uuid').hasValue() "
      "&& !format.named('nope').hasValue() && !format.qualifiedName().validate(self.s).hasValue()",
      {"s": "my-name"}, {"s": "My_Name"}, {"s": STR}),
+    ("semver", "isSemver(self.s) && semver(self.s).isGreaterThan(semver('1.2.3-rc.1')) "
+     "&& semver(self.s).compareTo(semver('1.10.0')) < 0 && semver(self.s).major() == 1 "
+     "&& semver('v1.2', true).minor() == 2 && !isSemver('01.2.3') && semver('1.0.0-alpha').isLessThan(semver('1.0.0'))"
+     " && quantity('1').isLessThan(quantity('2'))",
+     {"s": "1.2.3"}, {"s": "1.2.3-beta"}, {"s": STR}),
     ("optionals", "self.?missing.orValue('d') == 'd' && optional.of(self.s).hasValue() && self.?s.value() == 'x'",
      {"s": "x"}, {"s": "y"}, {"s": STR, "missing": STR}),
     ("macros", "self.l.exists(x, x > 2) && self.l.exists_one(x, x == 1) && self.l.map(x, x * 2).all(x, x % 2 == 0) "

@@ -94,7 +94,7 @@ _UNIT_COST = frozenset(
     {"masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
      "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger",
      "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "getScheme", "getHostname",
-     "getHost", "getPort", "getEscapedPath", "getQuery"}
+     "getHost", "getPort", "getEscapedPath", "getQuery", "major", "minor", "patch"}
 )
 _ACCUMULATORS = frozenset({"@result", "__result__"})
 
@@ -445,7 +445,7 @@ class _Coster:
             text = _factor(_sat(size.hi + 1), _TRAVERSE)
             regex = _factor(self.size_or_unknown(args[0]).hi, _REGEX)
             return _sat(text * regex), Size(0, size.hi)
-        if name in ("cidr", "isIP", "isCIDR", "quantity", "isQuantity") and args:
+        if name in ("cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver") and args:
             return _factor(self.size_or_unknown(args[0]).hi, _TRAVERSE), None
         if name == "ip":
             if overload == "cidr_ip":
@@ -470,7 +470,7 @@ class _Coster:
         if name == "_==_" and len(args) == 2:
             left, right = self.type_of(args[0]), self.type_of(args[1])
             if left == right and left.kind == "message":
-                if left.name in ("net.IP", "net.CIDR", "kubernetes.Quantity"):
+                if left.name in ("net.IP", "net.CIDR", "kubernetes.Quantity", "kubernetes.Semver"):
                     return 1, None
                 if left.name == "kubernetes.NamedFormat":
                     return math.ceil(64 * _TRAVERSE), None

@@ -1,6 +1,6 @@
 """Kubernetes' CEL environment for CRD validation rules (k8s.io/apiserver/pkg/cel/environment/base.go):
 cel-cpp's standard definitions, its strings extension at kube's version 2 and optionals, plus kube's own
-libraries written here (lists, sets, regex, urls, quantity, ip/cidr, format), on a descriptor pool that
+libraries written here (lists, sets, regex, urls, quantity, ip/cidr, format, semver), on a descriptor pool that
 declares kube's object types. kube loads neither cel.bind nor the math or encoder extensions for CRDs, so
 neither does this environment."""
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
-from kubelite.apiextensions.cel.library import format, lists, net, quantity, regex, sets, urls
+from kubelite.apiextensions.cel.library import format, lists, net, quantity, regex, semver, sets, urls
 from kubelite.apiextensions.cel.library.types import POOL
 
 
@@ -27,12 +27,14 @@ def extensions() -> list[cel.CelExtensionBase]:
         quantity.EXTENSION,
         net.EXTENSION,
         format.EXTENSION,
+        semver.EXTENSION,
     ]
 
 
 #: the calls compile rewrites: overload id -> (hidden function, its overload id, whether wrapped in an optional)
 REWRITES: dict[str, tuple[str, str, bool]] = {
     **format.REWRITES,
+    **semver.REWRITES,
     "cidr_to_string": (net.CIDR_STRING_HIDDEN, "cidr_string_hidden", False),
 }
 
@@ -40,7 +42,7 @@ REWRITES: dict[str, tuple[str, str, bool]] = {
 def new_env(variables: Mapping[str, cel.Type]) -> cel.Env:
     """An environment to type-check rules in: `variables` declared, every library loaded, and the declarations
     that only the checker may see (programs run in `runtime_env`)."""
-    return cel.NewEnv(POOL, variables=dict(variables), extensions=[*extensions(), net.CHECK_ONLY])
+    return cel.NewEnv(POOL, variables=dict(variables), extensions=[*extensions(), net.CHECK_ONLY, semver.CHECK_ONLY])
 
 
 @functools.cache

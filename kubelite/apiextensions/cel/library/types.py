@@ -1,5 +1,5 @@
 """The object types Kubernetes' CEL libraries add (kubernetes.Quantity, kubernetes.URL, net.IP, net.CIDR,
-kubernetes.NamedFormat).
+kubernetes.NamedFormat, kubernetes.Semver).
 
 cel-expr-python passes only protobuf messages as values of named types, so each kube type is a one-field
 message (`value`: its canonical text) in a descriptor pool of our own; the environment is built on that pool.
@@ -30,6 +30,7 @@ QuantityMessage = _declare("kubernetes", "Quantity")
 URLMessage = _declare("kubernetes", "URL")
 IPMessage = _declare("net", "IP")
 FormatMessage = _declare("kubernetes", "NamedFormat")
+SemverMessage = _declare("kubernetes", "Semver")
 CIDRMessage = _declare("net", "CIDR")
 
 QUANTITY = cel.Type("kubernetes.Quantity")
@@ -37,6 +38,7 @@ URL = cel.Type("kubernetes.URL")
 IP = cel.Type("net.IP")
 CIDR = cel.Type("net.CIDR")
 FORMAT = cel.Type("kubernetes.NamedFormat")
+SEMVER = cel.Type("kubernetes.Semver")
 
 T = cel.Type
 
