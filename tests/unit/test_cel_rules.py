@@ -402,3 +402,23 @@ COST_CASES = [
 @pytest.mark.parametrize(("schema", "expected"), [c[1:] for c in COST_CASES], ids=[c[0] for c in COST_CASES])
 def test_static_cost_matches_kube(schema: dict[str, Any], expected: int) -> None:
     assert _static_cost(schema) == expected
+
+
+def test_literal_regexes_durations_and_timestamps_are_checked_at_compile_time() -> None:
+    rules = [{"rule": "self.s.matches('(')"}, {"rule": "duration('1x') > duration('1s')"},
+             {"rule": "timestamp('2024-13-01T00:00:00Z') < timestamp('2025-01-01T00:00:00Z')"},
+             {"rule": "self.s.matches('^a+$') && self.s.find('[0-9]+') == ''"}]
+    _, errors = SchemaRules.compile(_schema(rules, s=STR), ROOT)
+    assert [(e.field.rsplit(".", 2)[-2], e.detail) for e in errors] == [
+        ("x-kubernetes-validations[0]", "compilation failed: ERROR: <input>:1:16: invalid matches argument\n"
+         " | self.s.matches('(')\n | ...............^"),
+        ("x-kubernetes-validations[1]", "compilation failed: ERROR: <input>:1:10: invalid duration argument\n"
+         " | duration('1x') > duration('1s')\n | .........^"),
+        ("x-kubernetes-validations[2]", "compilation failed: ERROR: <input>:1:11: invalid timestamp argument\n"
+         " | timestamp('2024-13-01T00:00:00Z') < timestamp('2025-01-01T00:00:00Z')\n | ..........^"),
+    ]
+
+
+def test_find_runs_in_linear_time() -> None:
+    rules = [{"rule": "self.s.find('(a+)+$') == ''"}]
+    assert _messages(rules, {"s": "a" * 60 + "b"}, s={"type": "string", "maxLength": 100}) == []

@@ -300,6 +300,7 @@ class _Compiler:
         ast = parsed.root
         body = _wrapped_rule(ast) if optional_old else ast
         undefined = fields.undefined_fields(body, {"self": decl, "oldSelf": None if optional_old else decl})
+        undefined += fields.invalid_literals(body)
         if undefined:
             offset = len(_WRAP_PREFIX) if optional_old else 0
             issues = "\n".join(fields.render(source, parsed.positions.get(node_id, offset) - offset, message)
@@ -335,9 +336,11 @@ class _Compiler:
             parsed_message = checked.parse_checked(message_program.serialize())
             message_ast = parsed_message.root
             undefined = fields.undefined_fields(message_ast, {"self": decl, "oldSelf": decl})
+            undefined += fields.invalid_literals(message_ast)
             if undefined:
                 issues = "\n".join(fields.render(message_source, parsed_message.positions.get(node_id, 0), message)
-                                    for node_id, message in undefined)
+                                    for node_id, message in sorted(
+                                        undefined, key=lambda u: parsed_message.positions.get(u[0], 0)))
                 self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
                                                       "messageExpression compilation failed: " + issues))
                 return compiled

@@ -75,3 +75,44 @@ def render(source: str, offset: int, message: str) -> str:
     column = offset - line_start
     text = source[line_start:] if line_end < 0 else source[line_start:line_end]
     return f"ERROR: <input>:{line_no}:{column + 1}: {message}\n | {text}\n | {'.' * column}^"
+
+
+def invalid_literals(root: Node) -> list[tuple[int, str]]:
+    """cel-go's literal validators, which kube enables: a constant regex given to `matches`, and a constant
+    string given to `duration()` or `timestamp()`, must parse ("invalid matches argument", ...)."""
+    found: list[tuple[int, str]] = []
+    _literals(root, found)
+    return found
+
+
+def _literals(node: Node | None, found: list[tuple[int, str]]) -> None:
+    if node is None:
+        return
+    for child in (node.target, *node.args, node.iter_range, node.accu_init, node.loop_condition, node.loop_step,
+                  node.result):
+        _literals(child, found)
+    if node.kind != "call" or not node.args or node.args[0].kind != "const" or not isinstance(node.args[0].value,
+                                                                                              str):
+        return
+    literal = node.args[0]
+    if node.name == "matches" and not _valid_regex(literal.value):
+        found.append((literal.id, "invalid matches argument"))
+    elif node.name in ("duration", "timestamp") and node.target is None and len(node.args) == 1:
+        if not _evaluates(node.name, literal.value):
+            found.append((literal.id, f"invalid {node.name} argument"))
+
+
+def _valid_regex(pattern: str) -> bool:
+    from kubelite.apiextensions.cel.library.regex import compile_pattern
+
+    try:
+        compile_pattern(pattern)
+    except ValueError:
+        return False
+    return True
+
+
+def _evaluates(function: str, text: str) -> bool:
+    from kubelite.apiextensions.cel.library import literal_check
+
+    return literal_check(function, text)

@@ -49,3 +49,15 @@ def new_env(variables: Mapping[str, cel.Type]) -> cel.Env:
 def runtime_env() -> cel.Env:
     """The environment every compiled rule runs in (a checked expression needs no declarations to run)."""
     return cel.NewEnv(POOL, variables={}, extensions=extensions())
+
+
+@functools.cache
+def _conversions() -> dict[str, cel.Expression]:
+    env = cel.NewEnv(POOL, variables={"text": cel.Type.STRING}, extensions=[])
+    return {name: env.compile(f"{name}(text)") for name in ("duration", "timestamp")}
+
+
+def literal_check(function: str, text: str) -> bool:
+    """Whether `duration(text)` / `timestamp(text)` evaluates (cel-go's literal validators run the call)."""
+    result = _conversions()[function].eval(data={"text": text})
+    return result.type().name() != "ERROR"

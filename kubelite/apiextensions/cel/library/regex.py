@@ -1,32 +1,38 @@
 """Kubernetes' regex library (k8s.io/apiserver/pkg/cel/library/regex.go): find and findAll on strings.
 
-Patterns are RE2 in kube; Python's re agrees on the syntax rules write in practice."""
+Patterns run on RE2 (google-re2), as Go's regexp and cel-cpp's `matches` do: linear time whatever the
+pattern, so a rule cannot backtrack for ever."""
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
+from typing import Any
 
+import re2
 from cel_expr_python import cel
 
 from kubelite.apiextensions.cel.library.types import T, overload
 
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False
+
 
 @lru_cache(maxsize=256)
-def _compile(pattern: str) -> re.Pattern[str]:
+def compile_pattern(pattern: str) -> Any:
     try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"error parsing regexp: {err}") from err
+        return re2.compile(pattern, _OPTIONS)
+    except re2.error as err:
+        detail = err.args[0].decode() if err.args and isinstance(err.args[0], bytes) else str(err)
+        raise ValueError(f"error parsing regexp: {detail}") from err
 
 
 def _find(text: str, pattern: str) -> str:
-    match = _compile(pattern).search(text)
+    match = compile_pattern(pattern).search(text)
     return match.group(0) if match else ""
 
 
 def _find_all(text: str, pattern: str) -> list[str]:
-    return [m.group(0) for m in _compile(pattern).finditer(text)]
+    return [m.group(0) for m in compile_pattern(pattern).finditer(text)]
 
 
 def _find_all_n(text: str, pattern: str, limit: int) -> list[str]:
