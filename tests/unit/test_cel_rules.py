@@ -422,3 +422,24 @@ def test_literal_regexes_durations_and_timestamps_are_checked_at_compile_time() 
 def test_find_runs_in_linear_time() -> None:
     rules = [{"rule": "self.s.find('(a+)+$') == ''"}]
     assert _messages(rules, {"s": "a" * 60 + "b"}, s={"type": "string", "maxLength": 100}) == []
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"a": {"type": "array", "maxItems": "ten", "items": {"type": "string"},
+                                            "x-kubernetes-validations": [{"rule": "self.size() > 0"}]}}},
+    {"type": "object", "x-kubernetes-validations": ["self.a"]},
+    {"type": "object", "properties": {"a": "string"}, "x-kubernetes-validations": [{"rule": "true"}]},
+    {"type": "object", "allOf": ["x"], "x-kubernetes-validations": [{"rule": 5}]},
+])
+def test_malformed_schemas_never_raise(schema: dict[str, Any]) -> None:
+    compiled, errors = SchemaRules.compile(schema, ROOT)
+    assert all(isinstance(str(e), str) for e in errors)
+    assert isinstance(compiled.validate({"a": ["x"]}, None), list)
+
+
+def test_values_of_the_wrong_type_never_raise() -> None:
+    rules = [{"rule": "self.n > 0"}]
+    compiled, _ = SchemaRules.compile(_schema(rules, n={"type": "integer"}, t={"type": "string",
+                                                                              "format": "date-time"}), ROOT)
+    for spec in ("text", 5, [1], {"n": "x"}, {"n": None}, {"t": "not a time", "n": 1}, {"n": 1.5}):
+        assert isinstance(compiled.validate({"spec": spec}, {"spec": spec}), list)

@@ -65,7 +65,14 @@ class SchemaRules:
 
     @classmethod
     def compile(cls, schema: Mapping[str, Any], path: str) -> tuple[SchemaRules, list[FieldError]]:
-        root, errors = compile_schema(schema, path)
+        try:
+            root, errors = compile_schema(schema, path)
+        except (TypeError, ValueError, AttributeError, KeyError) as err:
+            # a schema too malformed to type (structural validation refuses it first): no rules, one error
+            # rather than a crash of the request
+            return cls(None), [FieldError.internal(
+                f"{path}.x-kubernetes-validations",
+                f"internal error: failed to construct type information for x-kubernetes-validations rules: {err}")]
         return cls(root if root is not None and not root.empty else None), errors
 
     @property
