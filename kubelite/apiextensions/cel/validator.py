@@ -19,7 +19,7 @@ from kubelite.apiextensions.cel import cost
 from kubelite.apiextensions.cel.compile import OLD_PRESENT, OLD_VALUE, CompiledRule, NodeRules, compile_schema
 from kubelite.apiextensions.cel.decl import ConversionError, convert
 from kubelite.apiextensions.cel.library import runtime_env
-from kubelite.apimachinery.validation import OMITTED, FieldError
+from kubelite.apimachinery.validation import OMITTED, FieldError, go_quote
 
 _MAX_MESSAGE_BYTES = 5 * 1024
 _NO_KEY = re.compile(r'^Key not found in map : "(.*)"$')
@@ -220,7 +220,7 @@ class _Run:
         if bound > cost.PER_CALL_LIMIT:
             self.errors.append(FieldError.invalid(
                 target, node.type_name, "no further validation rules will be run due to call cost exceeds limit "
-                f"for messageExpression: {_go_quote(str(compiled.rule.get('messageExpression', '')))}"))
+                f"for messageExpression: {go_quote(str(compiled.rule.get('messageExpression', '')))}"))
             raise _Stop
         if bound > self.budget:
             self.errors.append(FieldError.invalid(
@@ -239,8 +239,3 @@ class _Run:
             return None
         return text
 
-
-def _go_quote(text: str) -> str:
-    from kubelite.apimachinery.validation import go_quote
-
-    return go_quote(text)

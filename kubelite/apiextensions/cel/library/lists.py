@@ -29,13 +29,13 @@ def _sum(items: list[Any]) -> Any:
 
 def _min(items: list[Any]) -> Any:
     if not items:
-        raise ValueError("min(list) called on empty list")
+        raise ValueError("min called on empty list")
     return min(items)
 
 
 def _max(items: list[Any]) -> Any:
     if not items:
-        raise ValueError("max(list) called on empty list")
+        raise ValueError("max called on empty list")
     return max(items)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from kubelite.apiextensions.cel.library.types import CIDR, IP, CIDRMessage, IPMessage, T, overload
+from kubelite.apimachinery.validation import go_quote
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -19,26 +20,29 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 def _parse_ip(text: str) -> Address:
     if "%" in text:
-        raise ValueError(f"IP Address {text!r} with zone value is not allowed")
+        raise ValueError(f"IP address {go_quote(text)} with zone value is not allowed")
     try:
         addr = ipaddress.ip_address(text)
     except ValueError as err:
-        raise ValueError(f"IP Address {text!r} parse error during conversion from string: {err}") from err
+        raise ValueError(f"IP Address {go_quote(text)} parse error during conversion from string: "
+                         f"ParseAddr({go_quote(text)}): unable to parse IP") from err
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        raise ValueError(f"IPv4-mapped IPv6 address {text!r} is not allowed")
+        raise ValueError(f"IPv4-mapped IPv6 address {go_quote(text)} is not allowed")
     return addr
 
 
 def _parse_cidr(text: str) -> Network:
     addr_text, slash, _ = text.partition("/")
     if not slash:
-        raise ValueError(f"network address parse error during conversion from string: netip.ParsePrefix({text!r}): "
-                         "no '/'")
+        raise ValueError("network address parse error during conversion from string: "
+                         f"netip.ParsePrefix({go_quote(text)}): no '/'")
     _parse_ip(addr_text)
     try:
         return ipaddress.ip_network(text, strict=False)
     except ValueError as err:
-        raise ValueError(f"network address parse error during conversion from string: {err}") from err
+        raise ValueError("network address parse error during conversion from string: "
+                         f"netip.ParsePrefix({go_quote(text)}): bad bits after slash: "
+                         f"{go_quote(text.partition('/')[2])}") from err
 
 
 def _ip(text: str) -> Any:

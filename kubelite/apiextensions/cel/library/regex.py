@@ -23,7 +23,7 @@ def compile_pattern(pattern: str) -> Any:
         return re2.compile(pattern, _OPTIONS)
     except re2.error as err:
         detail = err.args[0].decode() if err.args and isinstance(err.args[0], bytes) else str(err)
-        raise ValueError(f"error parsing regexp: {detail}") from err
+        raise ValueError(f"Illegal regex: error parsing regexp: {detail}") from err
 
 
 def _find(text: str, pattern: str) -> str:
