@@ -443,3 +443,17 @@ def test_values_of_the_wrong_type_never_raise() -> None:
                                                                               "format": "date-time"}), ROOT)
     for spec in ("text", 5, [1], {"n": "x"}, {"n": None}, {"t": "not a time", "n": 1}, {"n": 1.5}):
         assert isinstance(compiled.validate({"spec": spec}, {"spec": spec}), list)
+
+
+@pytest.mark.parametrize(("rule", "spec", "error"), [
+    ("self.l.min() > 0", {"l": []}, "min called on empty list"),
+    ("self.l[3] > 0", {"l": [1]}, "index out of bounds: 3"),
+    ("self.l[0] / 0 > 0", {"l": [1]}, "division by zero"),
+    ("ip(self.s).family() == 4", {"s": "1.2.3"},
+     'IP Address "1.2.3" parse error during conversion from string: ParseAddr("1.2.3"): unable to parse IP'),
+    ("quantity(self.s).isInteger()", {"s": "1.2.3"},
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+])
+def test_library_errors_are_evaluation_errors_in_kube_words(rule: str, spec: dict[str, Any], error: str) -> None:
+    assert _messages([{"rule": rule}], spec, l=INTS, s=STR) == [
+        f'spec: Invalid value: "object": {error} evaluating rule: {rule}']
