@@ -457,3 +457,18 @@ def test_values_of_the_wrong_type_never_raise() -> None:
 def test_library_errors_are_evaluation_errors_in_kube_words(rule: str, spec: dict[str, Any], error: str) -> None:
     assert _messages([{"rule": rule}], spec, l=INTS, s=STR) == [
         f'spec: Invalid value: "object": {error} evaluating rule: {rule}']
+
+
+def test_children_are_reported_first_and_their_rule_field_errors_stop_compiling_above() -> None:
+    child = {"type": "integer", "x-kubernetes-validations": [{"rule": "self +"}]}
+    schema = _schema([{"rule": "self.a +"}], a=child)
+    _, errors = SchemaRules.compile(schema, ROOT)
+    assert [e.field for e in errors] == [
+        f"{ROOT}.properties[spec].properties[a].x-kubernetes-validations[0].rule",
+        f"{ROOT}.properties[spec].x-kubernetes-validations[0].rule",
+    ]
+    broken_child = {"type": "integer", "x-kubernetes-validations": [{"rule": " "}]}
+    _, errors = SchemaRules.compile(_schema([{"rule": "self.a +"}], a=broken_child), ROOT)
+    assert [str(e) for e in errors] == [
+        f"{ROOT}.properties[spec].properties[a].x-kubernetes-validations[0].rule: Required value: "
+        "rule is not specified"]

@@ -170,6 +170,7 @@ class _Compiler:
     def __init__(self) -> None:
         self.errors: list[FieldError] = []
         self.costs: list[tuple[str, int]] = []
+        self.shape_errors = 0  # how many errors rule_shapes found so far
 
     def node(self, schema: Mapping[str, Any], path: str, root: bool, cardinality: int | None,
              uncorrelatable: str | None = None) -> NodeRules | None:
@@ -179,30 +180,15 @@ class _Compiler:
             return None
         out = NodeRules(decl, str(schema.get("type", "")),
                         list_map_keys=tuple(schema.get("x-kubernetes-list-map-keys") or ()))
-        rules = [(f"{path}.x-kubernetes-validations[{i}]", rule)
-                 for i, rule in enumerate(schema.get("x-kubernetes-validations") or [])]
-        # rules under allOf run on this same node (kube's AllOfValidators)
-        for i, sub in enumerate(schema.get("allOf") or []):
-            if isinstance(sub, Mapping):
-                rules += [(f"{path}.allOf[{i}].x-kubernetes-validations[{j}]", rule)
-                          for j, rule in enumerate(sub.get("x-kubernetes-validations") or [])]
-        if rules and not self.rule_shapes(rules):
-            card = cardinality if cardinality is not None else max_cardinality(decl.min_size)
-            env = new_env({"self": decl.cel_type(), "oldSelf": decl.cel_type()})
-            wrapped_env = None
-            if any(isinstance(rule, Mapping) and rule.get("optionalOldSelf") for _, rule in rules):
-                wrapped_env = new_env({"self": decl.cel_type(), OLD_PRESENT: cel.Type.BOOL,
-                                       OLD_VALUE: decl.cel_type()})
-            for rule_path, rule in rules:
-                if not isinstance(rule, Mapping):
-                    continue
-                compiled = self.rule(rule, rule_path, schema, decl, env, wrapped_env, card)
-                if compiled is not None and compiled.uses_old_self and uncorrelatable is not None:
-                    self.errors.append(FieldError.invalid(
-                        f"{rule_path}.rule", compiled.rule.get("rule", ""),
-                        f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
-                if compiled is not None:
-                    out.rules.append(compiled)
+        shape_errors_before = self.shape_errors
+        additional = schema.get("additionalProperties")
+        if isinstance(additional, Mapping):
+            limit = schema.get("maxProperties")
+            sub = self.node(additional, f"{path}.additionalProperties", False,
+                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0),
+                            uncorrelatable)
+            if sub is not None and not sub.empty:
+                out.additional = sub
         for name, prop in (schema.get("properties") or {}).items():
             if isinstance(prop, Mapping):
                 map_type = schema.get("x-kubernetes-map-type")
@@ -219,14 +205,32 @@ class _Compiler:
                             uncorrelatable or (path if schema.get("x-kubernetes-list-type") != "map" else None))
             if sub is not None and not sub.empty:
                 out.items = sub
-        additional = schema.get("additionalProperties")
-        if isinstance(additional, Mapping):
-            limit = schema.get("maxProperties")
-            sub = self.node(additional, f"{path}.additionalProperties", False,
-                            None if cardinality is None or limit is None else cardinality * max(int(limit), 0),
-                            uncorrelatable)
-            if sub is not None and not sub.empty:
-                out.additional = sub
+        rules = [(f"{path}.x-kubernetes-validations[{i}]", rule)
+                 for i, rule in enumerate(schema.get("x-kubernetes-validations") or [])]
+        # rules under allOf run on this same node (kube's AllOfValidators)
+        for i, sub in enumerate(schema.get("allOf") or []):
+            if isinstance(sub, Mapping):
+                rules += [(f"{path}.allOf[{i}].x-kubernetes-validations[{j}]", rule)
+                          for j, rule in enumerate(sub.get("x-kubernetes-validations") or [])]
+        # kube checks a node's rules after its children, and compiles none where the rules' own fields are
+        # wrong here or below
+        if rules and not self.rule_shapes(rules) and self.shape_errors == shape_errors_before:
+            card = cardinality if cardinality is not None else max_cardinality(decl.min_size)
+            env = new_env({"self": decl.cel_type(), "oldSelf": decl.cel_type()})
+            wrapped_env = None
+            if any(isinstance(rule, Mapping) and rule.get("optionalOldSelf") for _, rule in rules):
+                wrapped_env = new_env({"self": decl.cel_type(), OLD_PRESENT: cel.Type.BOOL,
+                                       OLD_VALUE: decl.cel_type()})
+            for rule_path, rule in rules:
+                if not isinstance(rule, Mapping):
+                    continue
+                compiled = self.rule(rule, rule_path, schema, decl, env, wrapped_env, card)
+                if compiled is not None and compiled.uses_old_self and uncorrelatable is not None:
+                    self.errors.append(FieldError.invalid(
+                        f"{rule_path}.rule", compiled.rule.get("rule", ""),
+                        f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
+                if compiled is not None:
+                    out.rules.append(compiled)
         return out
 
     def rule_shapes(self, rules: list[tuple[str, Any]]) -> bool:
@@ -236,6 +240,7 @@ class _Compiler:
         def add(error: FieldError) -> None:
             nonlocal found
             self.errors.append(error)
+            self.shape_errors += 1
             found = True
 
         for path, rule in rules:
@@ -315,46 +320,48 @@ class _Compiler:
             self.errors.append(FieldError.forbidden(
                 f"{path}.rule", cost.exceed_message("estimated rule cost", total, cost.STATIC_ESTIMATED_COST_LIMIT)))
         self.costs.append((f"{path}.rule", total))
-        if optional_old and not uses_old:
-            self.errors.append(FieldError.invalid(f"{path}.optionalOldSelf", True,
-                                                  "may not be set if oldSelf is not used in rule"))
         compiled = CompiledRule(rule, program, ast, uses_old, optional_old, estimate.cost,
                                 cost.RuntimeBound(body, estimate, parsed.types, decl), field_path=field_path)
         message_source = str(rule.get("messageExpression", ""))
         if message_source.strip():
-            try:
-                message_program = env.compile(message_source)
-            except RuntimeError as err:
-                self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
-                                                      "messageExpression compilation failed: " + _issues(err)))
-                return compiled
-            if message_program.return_type() not in (cel.Type.STRING, cel.Type.DYN):
-                self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
-                                                      "messageExpression must evaluate to a string"))
-                return compiled
-            message_program = _runnable(message_program)
-            parsed_message = checked.parse_checked(message_program.serialize())
-            message_ast = parsed_message.root
-            undefined = fields.undefined_fields(message_ast, {"self": decl, "oldSelf": decl})
-            undefined += fields.invalid_literals(message_ast)
-            if undefined:
-                issues = "\n".join(fields.render(message_source, parsed_message.positions.get(node_id, 0), message)
-                                    for node_id, message in sorted(
-                                        undefined, key=lambda u: parsed_message.positions.get(u[0], 0)))
-                self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
-                                                      "messageExpression compilation failed: " + issues))
-                return compiled
-            message_estimate = cost.estimate(message_ast, sizes, parsed_message.types)
-            message_cost = message_estimate.cost
-            if message_cost > cost.STATIC_ESTIMATED_COST_LIMIT:
-                self.errors.append(FieldError.forbidden(
-                    f"{path}.messageExpression",
-                    cost.exceed_message("estimated messageExpression cost", message_cost,
-                                        cost.STATIC_ESTIMATED_COST_LIMIT)))
-            self.costs.append((f"{path}.messageExpression", message_cost))
-            compiled.message_program, compiled.message_ast = message_program, message_ast
-            compiled.message_bound = cost.RuntimeBound(message_ast, message_estimate, parsed_message.types, decl)
+            self.message_expression(compiled, message_source, path, decl, env)
+        if optional_old and not uses_old:
+            self.errors.append(FieldError.invalid(f"{path}.optionalOldSelf", True,
+                                                  "may not be set if oldSelf is not used in rule"))
         return compiled
+
+    def message_expression(self, compiled: CompiledRule, source: str, path: str, decl: Decl,
+                           env: cel.Env) -> None:
+        rule = compiled.rule
+        try:
+            program = env.compile(source)
+        except RuntimeError as err:
+            self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
+                                                  "messageExpression compilation failed: " + _issues(err)))
+            return
+        if program.return_type() not in (cel.Type.STRING, cel.Type.DYN):
+            self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
+                                                  "messageExpression must evaluate to a string"))
+            return
+        program = _runnable(program)
+        parsed = checked.parse_checked(program.serialize())
+        undefined = fields.undefined_fields(parsed.root, {"self": decl, "oldSelf": decl})
+        undefined += fields.invalid_literals(parsed.root)
+        if undefined:
+            issues = "\n".join(fields.render(source, parsed.positions.get(node_id, 0), message)
+                                for node_id, message in sorted(undefined, key=lambda u: parsed.positions.get(u[0], 0)))
+            self.errors.append(FieldError.invalid(f"{path}.messageExpression", _rule_value(rule),
+                                                  "messageExpression compilation failed: " + issues))
+            return
+        estimate = cost.estimate(parsed.root, cost.declared_sizes(decl), parsed.types)
+        if estimate.cost > cost.STATIC_ESTIMATED_COST_LIMIT:
+            self.errors.append(FieldError.forbidden(
+                f"{path}.messageExpression",
+                cost.exceed_message("estimated messageExpression cost", estimate.cost,
+                                    cost.STATIC_ESTIMATED_COST_LIMIT)))
+        self.costs.append((f"{path}.messageExpression", estimate.cost))
+        compiled.message_program, compiled.message_ast = program, parsed.root
+        compiled.message_bound = cost.RuntimeBound(parsed.root, estimate, parsed.types, decl)
 
 
 def compile_schema(schema: Mapping[str, Any], path: str) -> tuple[NodeRules | None, list[FieldError]]:
