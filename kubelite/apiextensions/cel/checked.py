@@ -162,6 +162,7 @@ class Node:
     value: Any = None  # a constant's value
     target: Node | None = None  # select operand, receiver of a member call
     args: list[Node] = field(default_factory=list)  # call arguments, list elements, map/struct values
+    keys: list[Node] = field(default_factory=list)  # a map literal's keys
     overloads: tuple[str, ...] = ()
     # comprehension parts
     iter_var: str = ""
@@ -272,7 +273,8 @@ def _node(expr: Any, refs: dict[int, tuple[str, tuple[str, ...]]]) -> Node:
     if expr.HasField("struct_expr"):
         st = expr.struct_expr
         values = [_node(entry.value, refs) for entry in st.entries]
-        return Node(node_id, "struct" if st.message_name else "map", name=st.message_name, args=values)
+        keys = [_node(entry.map_key, refs) for entry in st.entries if entry.HasField("map_key")]
+        return Node(node_id, "struct" if st.message_name else "map", name=st.message_name, args=values, keys=keys)
     if expr.HasField("comprehension_expr"):
         c = expr.comprehension_expr
         return Node(

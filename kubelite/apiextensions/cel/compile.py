@@ -112,8 +112,8 @@ def _reads(node: checked.Node | None, name: str) -> bool:
         return False
     if node.kind == "ident":
         return node.name == name
-    children = [node.target, *node.args, node.iter_range, node.accu_init, node.loop_condition, node.loop_step,
-                node.result]
+    children = [node.target, *node.args, *node.keys, node.iter_range, node.accu_init, node.loop_condition,
+                node.loop_step, node.result]
     return any(_reads(child, name) for child in children)
 
 

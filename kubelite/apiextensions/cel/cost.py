@@ -208,8 +208,13 @@ class _Coster:
             self.entries[node.id] = _Entry("list", ONE, value)
             return _sat(total + 10)
         if kind == "map":
-            # entries alternate key, value (checked.Node keeps only the values of a map literal)
-            total = sum(self.cost(a) for a in node.args)
+            total = sum(self.cost(k) for k in node.keys) + sum(self.cost(a) for a in node.args)
+            key, value = (Size(U64, 0), Size(U64, 0)) if node.args else (Size(0, 0), Size(0, 0))
+            for k in node.keys:
+                key = key.union(self.size_or_unknown(k))
+            for a in node.args:
+                value = value.union(self.size_or_unknown(a))
+            self.entries[node.id] = _Entry("map", key, value)
             return _sat(total + 30)
         if kind == "struct":
             return _sat(sum(self.cost(a) for a in node.args) + 40)

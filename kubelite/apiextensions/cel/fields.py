@@ -41,7 +41,7 @@ def _type_of(node: Node, scope: dict[str, Decl | None], errors: list[tuple[int, 
             return args[0].elem
         del target
         return None
-    for child in (node.target, *node.args):
+    for child in (node.target, *node.args, *node.keys):
         if child is not None:
             _type_of(child, scope, errors)
     return None
@@ -88,8 +88,8 @@ def invalid_literals(root: Node) -> list[tuple[int, str]]:
 def _literals(node: Node | None, found: list[tuple[int, str]]) -> None:
     if node is None:
         return
-    for child in (node.target, *node.args, node.iter_range, node.accu_init, node.loop_condition, node.loop_step,
-                  node.result):
+    for child in (node.target, *node.args, *node.keys, node.iter_range, node.accu_init, node.loop_condition,
+                  node.loop_step, node.result):
         _literals(child, found)
     if node.kind != "call" or not node.args or node.args[0].kind != "const" or not isinstance(node.args[0].value,
                                                                                               str):
