@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.apiextensions import names
+from kubelite.apiextensions.cel import SchemaRules
 from kubelite.apiextensions.registry.customresource import ObjectValidator, VersionRules
 from kubelite.apiextensions.schema import CustomResourceSchema
 from kubelite.apimachinery.meta import Obj
@@ -65,6 +66,11 @@ def version_rules(crd: Obj, version: str) -> VersionRules:
     status_validators: tuple[ObjectValidator, ...] = ()
     if found is not None:
         default, read_default, validators, status_validators = _schema_rules(CustomResourceSchema(found))
+        # the CRD's own validation has reported compile errors; a rule that failed to compile is not run
+        cel, _ = SchemaRules.compile(found, "")
+        if not cel.empty:
+            validators = (*validators, cel.validate)
+            status_validators = (*status_validators, cel.validate)
     return VersionRules(
         default=default,
         read_default=read_default,

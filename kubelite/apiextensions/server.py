@@ -8,7 +8,7 @@ custom resources from its first request. Afterwards its controllers follow the C
 
 from __future__ import annotations
 
-from kubelite.apiextensions import names
+from kubelite.apiextensions import crd_validation, names
 from kubelite.apiextensions import openapi as crd_openapi
 from kubelite.apiextensions.controllers.finalizer import FinalizerController
 from kubelite.apiextensions.controllers.naming import NamingController
@@ -16,11 +16,10 @@ from kubelite.apiextensions.controllers.serving import ServingController
 from kubelite.apiextensions.conversion import converter_for
 from kubelite.apiextensions.registry import customresourcedefinitions as crds
 from kubelite.apiextensions.rules import version_rules
-from kubelite.apiextensions.schema import validate_value
 from kubelite.apiextensions.service_resolver import EndpointsResolver
 from kubelite.apiextensions.serving import CustomResourceServing, OpenAPISink, ResourceListener
 from kubelite.apiextensions.tableconvertor import table_for
-from kubelite.apiextensions.validation import validate_crd, validate_crd_status, validate_crd_update
+from kubelite.apiextensions.validation import validate_crd_status
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.schema.registry import SchemaRegistry
 from kubelite.apimachinery.schema.registry import registry as schema_registry
@@ -65,11 +64,7 @@ class APIExtensionServer:
         """Register the CRD resource's storage (before the routes are installed)."""
         await self.registry.register(
             crds.SPEC,
-            crds.registration(
-                lambda crd: validate_crd(crd, check_default=validate_value),
-                lambda new, old: validate_crd_update(new, old, check_default=validate_value),
-                validate_crd_status,
-            ),
+            crds.registration(crd_validation.validate, crd_validation.validate_update, validate_crd_status),
         )
 
     def install(self, routes: ResourceRoutes, options: ScopeOptions, openapi: OpenAPIBuilder | None = None) -> None:

@@ -620,3 +620,75 @@ def test_an_invalid_crd_is_refused_with_kubes_messages(server: KubeliteProcess) 
         "spec.validation.openAPIV3Schema.properties[spec].properties[a].default: "
         'Invalid value: "string":  in body must be of type integer: "string"'
     )
+
+
+CEL_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.min <= self.max", "message": "min must not exceed max"},
+                {"rule": "!has(oldSelf.mode) || self.mode == oldSelf.mode", "message": "mode is immutable"},
+                {
+                    "rule": "quantity(self.size).compareTo(quantity('1Gi')) <= 0",
+                    "messageExpression": "'size ' + self.size + ' is over 1Gi'",
+                    "reason": "FieldValueForbidden",
+                    "fieldPath": ".size",
+                },
+            ],
+            "properties": {
+                "min": {"type": "integer"},
+                "max": {"type": "integer"},
+                "mode": {"type": "string"},
+                "size": {"type": "string"},
+            },
+        }
+    },
+}
+
+
+def test_cel_rules_refuse_objects_with_their_messages(server: KubeliteProcess) -> None:
+    establish(server, crd("cel.example.com", "Range", versions=[version("v1", schema=CEL_SCHEMA)]))
+    obj = {"apiVersion": "cel.example.com/v1", "kind": "Range", "metadata": {"name": "r"}}
+    refused = apply(server, {**obj, "spec": {"min": 5, "max": 1, "mode": "a", "size": "2Gi"}}, check=False)
+    assert refused.stderr.splitlines() == [
+        'The Range "r" is invalid: ',
+        "* spec: Invalid value: min must not exceed max",
+        "* spec.size: Forbidden: size 2Gi is over 1Gi",
+    ]
+    apply(server, {**obj, "spec": {"min": 1, "max": 5, "mode": "a", "size": "1Mi"}})
+    # a transition rule runs on update only
+    changed = server.kubectl("patch", "range", "r", "--type=merge", "-p", '{"spec":{"mode":"b"}}', check=False)
+    assert changed.stderr.strip() == 'The Range "r" is invalid: spec: Invalid value: mode is immutable'
+    server.kubectl("patch", "range", "r", "--type=merge", "-p", '{"spec":{"max":9}}')
+
+
+def test_a_cel_rule_that_does_not_compile_or_costs_too_much_refuses_the_crd(server: KubeliteProcess) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "bad": {"type": "string", "x-kubernetes-validations": [{"rule": "self > 1"}]},
+                    "items": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "x-kubernetes-validations": [{"rule": "self.all(x, self.all(y, x != y || x == y))"}],
+                    },
+                },
+            }
+        },
+    }
+    refused = apply(server, crd("celbad.example.com", "Costly", versions=[version("v1", schema=schema)]), check=False)
+    lines = refused.stderr.splitlines()
+    assert lines[0] == 'The CustomResourceDefinition "costlys.celbad.example.com" is invalid: '
+    rule_path = "spec.validation.openAPIV3Schema.properties[spec].properties"
+    assert lines[1].startswith(f"* {rule_path}[bad].x-kubernetes-validations[0].rule: Invalid value: ")
+    assert "compilation failed: ERROR: <input>:1:6: found no matching overload for '_>_'" in lines[1]
+    assert (
+        f"* {rule_path}[items].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by "
+        "factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where "
+        "arrays, maps, and strings are declared)"
+    ) in lines
