@@ -504,8 +504,9 @@ def validate_annotations(annotations: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _parse_group_version(api_version: str) -> tuple[str, str] | None:
-    # schema.ParseGroupVersion; None where it would fail (more than one '/')
+def parse_group_version(api_version: str) -> tuple[str, str] | None:
+    """schema.ParseGroupVersion: `v1` is the core group, `g/v` a named one; None where it would fail (more than
+    one '/')."""
     if api_version in ("", "/"):
         return "", ""
     slashes = api_version.count("/")
@@ -538,7 +539,7 @@ def validate_owner_references(owner_references: Any, path: str) -> list[FieldErr
     first_controller = ""
     for ref in refs:
         api_version, kind = _text(ref, "apiVersion"), _text(ref, "kind")
-        group_version = _parse_group_version(api_version)
+        group_version = parse_group_version(api_version)
         group, version = group_version if group_version is not None else ("", "")
         if not version:
             errs.append(FieldError.invalid(f"{path}.apiVersion", api_version, "version must not be empty"))

@@ -10,21 +10,12 @@ from typing import Any
 
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.validation import parse_group_version as group_version
 
 
 def parse_group_version(api_version: Any) -> tuple[str, str] | None:
-    """schema.ParseGroupVersion: `v1` is the core group, `g/v` a named one; None where kube fails to parse."""
-    if not isinstance(api_version, str):
-        return "", ""
-    if api_version in ("", "/"):
-        return "", ""
-    slashes = api_version.count("/")
-    if slashes == 0:
-        return "", api_version
-    if slashes == 1:
-        group, version = api_version.split("/")
-        return group, version
-    return None
+    """schema.ParseGroupVersion of an object's apiVersion; a value that is no string reads as the empty one."""
+    return group_version(api_version) if isinstance(api_version, str) else ("", "")
 
 
 def group_version_string(api_version: Any) -> str:
