@@ -9,16 +9,19 @@ from collections.abc import Callable
 
 from bench.context import Context
 from bench.report import Row
-from bench.scenarios import informer, lists, reads, startup, storage, watch, writes
+from bench.scenarios import custom, informer, lists, reads, startup, storage, watch, writes
 
 Scenario = Callable[[Context], list[Row]]
 
 SCENARIOS: dict[str, Scenario] = {
     "create": writes.create,
+    "cr-create": custom.cr_create,
     "storage": storage.storage,
     "get": reads.get,
+    "cr-get": custom.cr_get,
     "update": writes.update,
     "list": lists.lists,
+    "cr-list": custom.cr_list,
     "watch": watch.fanout,
     "memory": startup.memory,
     "startup": startup.startup,

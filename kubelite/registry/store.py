@@ -428,6 +428,10 @@ class Store(DescribedBySpec):
             if not meta.get("deletionTimestamp"):
                 meta["deletionTimestamp"] = deadline
                 meta["deletionGracePeriodSeconds"] = grace
+                # the object's controllers must stop acting on it: a new generation says so (kube's BeforeDelete
+                # and markAsDeleting), for the kinds that count generations
+                if int(meta.get("generation") or 0) > 0:
+                    meta["generation"] = int(meta["generation"]) + 1
             elif grace < int(meta.get("deletionGracePeriodSeconds") or 0):
                 # a pending deletion may only be shortened
                 meta["deletionTimestamp"] = min(meta["deletionTimestamp"], deadline)

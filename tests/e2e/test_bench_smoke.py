@@ -24,10 +24,16 @@ ALL_ROWS = [
     "create ConfigMap",
     "create Pod",
     "create Pod",
+    "create Widget",
+    "create Widget",
+    "create: Widget vs ConfigMap, server CPU per request",
     "storage: SQLite insert, 1 per commit",
     "storage: create ConfigMap vs SQLite",
     "get ConfigMap by name",
     "get ConfigMap: server CPU per request",
+    "get Widget by name",
+    "get Widget: server CPU per request",
+    "get: Widget vs ConfigMap, server CPU per request",
     "update ConfigMap (PUT with resourceVersion)",
     "update ConfigMap: server CPU per request",
     "list 25 pods: the whole 25-pod collection",
@@ -38,6 +44,9 @@ ALL_ROWS = [
     "list all namespaces, labelSelector",
     "page cost: 100-pod vs 25-pod collection",
     "memory: RSS growth per pod, 100 created by the API",
+    "list 25 Widgets",
+    "list 25 Widgets as Table, printer columns",
+    "list 25: Widget vs ConfigMap, server CPU per request",
     "watch 10 watchers x 50 ev/s: p50 delivery",
     "watch 10 watchers x 50 ev/s: p99 delivery",
     "watch 10 watchers x 50 ev/s: server CPU per delivery",
@@ -56,7 +65,7 @@ ALL_ROWS = [
     "informer event throughput: client CPU per event",
 ]
 
-HTTP_ROWS = [r for r in ALL_ROWS if r.startswith(("create", "get", "update"))]
+HTTP_ROWS = [r for r in ALL_ROWS if r.startswith(("create", "get", "update")) and "Widget" not in r]
 
 
 def _run(tmp_path: Path, *args: str) -> tuple[str, dict[str, object]]:

@@ -514,6 +514,27 @@ def test_delete_with_finalizers_waits_for_them(tmp_path: Path) -> None:
     run(tmp_path, body)
 
 
+def test_marking_for_deletion_moves_the_generation_once(tmp_path: Path) -> None:
+    async def body(registry: Registry) -> None:
+        store = registry.store("apps", "deployments")
+        web = deployment("web")
+        web["metadata"]["finalizers"] = ["x/one"]
+        await store.create("default", web, WriteParams())
+        marked, _ = await store.delete("default", "web", DeleteParams())
+        again, _ = await store.delete("default", "web", DeleteParams())
+        # a ConfigMap counts no generations, and gets none from its deletion
+        cms = configmaps(registry)
+        await cms.create("default", configmap("a", metadata={"finalizers": ["x/one"]}), WriteParams())
+        cm, _ = await cms.delete("default", "a", DeleteParams())
+        assert (marked["metadata"]["generation"], again["metadata"]["generation"], "generation" in cm["metadata"]) == (
+            2,
+            2,
+            False,
+        )
+
+    run(tmp_path, body)
+
+
 def test_delete_with_finalizers_dry_run(tmp_path: Path) -> None:
     async def body(registry: Registry) -> None:
         store = configmaps(registry)
