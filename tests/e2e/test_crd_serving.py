@@ -692,3 +692,79 @@ def test_a_cel_rule_that_does_not_compile_or_costs_too_much_refuses_the_crd(serv
         "factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where "
         "arrays, maps, and strings are declared)"
     ) in lines
+
+
+LISTED = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "description": "What the Port should be.",
+            "properties": {
+                "ports": {
+                    "type": "array",
+                    "description": "The ports, by name.",
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["name"],
+                    "items": {
+                        "type": "object",
+                        "required": ["name"],
+                        "properties": {"name": {"type": "string"}, "number": {"type": "integer"}},
+                    },
+                },
+            },
+        },
+        "status": {"type": "object", "properties": {"phase": {"type": "string"}}},
+    },
+}
+
+
+def test_openapi_explain_server_side_apply_and_edit(server: KubeliteProcess) -> None:
+    index = server.http("GET", "/openapi/v3").json()["paths"]
+    assert "apis/ssa.example.com/v1" not in index
+    establish(
+        server, crd("ssa.example.com", "Port", versions=[version("v1", schema=LISTED, subresources={"status": {}})])
+    )
+    index = server.http("GET", "/openapi/v3").json()["paths"]
+    document = server.http("GET", index["apis/ssa.example.com/v1"]["serverRelativeURL"]).json()
+    assert "com.example.ssa.v1.Port" in document["components"]["schemas"]
+    explained = server.kubectl("explain", "ports.spec.ports").stdout
+    assert "GROUP:      ssa.example.com" in explained
+    assert "FIELD: ports <[]Object>" in explained
+    assert "The ports, by name." in explained
+    # server-side apply merges list entries by the schema's map keys, each owned by its manager
+    first = {
+        "apiVersion": "ssa.example.com/v1",
+        "kind": "Port",
+        "metadata": {"name": "p"},
+        "spec": {"ports": [{"name": "http", "number": 80}]},
+    }
+    second = {
+        "apiVersion": "ssa.example.com/v1",
+        "kind": "Port",
+        "metadata": {"name": "p"},
+        "spec": {"ports": [{"name": "https", "number": 443}]},
+    }
+    server.kubectl("apply", "--server-side", "--field-manager=one", "-f", "-", input=json.dumps(first))
+    server.kubectl("apply", "--server-side", "--field-manager=two", "-f", "-", input=json.dumps(second))
+    got = json.loads(server.kubectl("get", "port", "p", "-o", "json", "--show-managed-fields").stdout)
+    assert got["spec"]["ports"] == [{"name": "http", "number": 80}, {"name": "https", "number": 443}]
+    managers = {entry["manager"]: entry["fieldsV1"] for entry in got["metadata"]["managedFields"]}
+    assert managers["two"] == {"f:spec": {"f:ports": {'k:{"name":"https"}': {".": {}, "f:name": {}, "f:number": {}}}}}
+    conflict = server.kubectl(
+        "apply",
+        "--server-side",
+        "--field-manager=two",
+        "-f",
+        "-",
+        input=json.dumps({**second, "spec": {"ports": [{"name": "http", "number": 81}]}}),
+        check=False,
+    )
+    assert conflict.returncode == 1
+    assert 'conflict with "one": .spec.ports[name="http"].number' in conflict.stderr
+    # kubectl edit of status in the main resource: kept as stored (status belongs to /status)
+    editor = server.data_dir / "edit.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/^spec:/status:\\n  phase: Edited\\nspec:/' \"$1\"\n")
+    editor.chmod(0o755)
+    server.kubectl("edit", "port", "p", env={"KUBE_EDITOR": str(editor)})
+    assert "status" not in json.loads(server.kubectl("get", "port", "p", "-o", "json").stdout)
