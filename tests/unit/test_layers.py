@@ -19,6 +19,8 @@ ALLOWED: dict[str, set[str]] = {
     "admission": {"apimachinery", "util", "auth", "registry"},
     "controllers": {"apimachinery", "util", "storage", "registry", "client"},
     "client": {"apimachinery", "util"},
+    # the scheduler and the simulated nodes are components of their own: they talk to the API through the API
+    "cluster": {"apimachinery", "util", "client"},
     "endpoints": {"apimachinery", "util", "storage", "auth", "registry", "admission"},
     "apiextensions": {
         "apimachinery",
@@ -42,6 +44,7 @@ ALLOWED: dict[str, set[str]] = {
         "client",
         "endpoints",
         "apiextensions",
+        "cluster",
     },
 }
 
