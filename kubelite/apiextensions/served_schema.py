@@ -3,8 +3,9 @@ server-side apply's list types and map keys): the structural schema, with what e
 implicitly made explicit.
 
 kube's pruning keeps `apiVersion`, `kind` and `metadata` at the root of a custom resource and in every
-`x-kubernetes-embedded-resource` object, and prunes `metadata` to ObjectMeta's fields; an object node that
-declares neither properties nor additionalProperties, and does not preserve unknown fields, keeps nothing.
+`x-kubernetes-embedded-resource` object, and prunes `metadata` to ObjectMeta's fields, also where unknown fields
+are preserved; an object node that declares neither properties nor additionalProperties, and does not preserve
+unknown fields, keeps nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def _normalized(node: Any, *, resource: bool) -> Any:
     if isinstance(properties, Mapping):
         out["properties"] = {name: _normalized(child, resource=False) for name, child in properties.items()}
     embedded = resource or out.get("x-kubernetes-embedded-resource") is True
-    if embedded and not out.get("x-kubernetes-preserve-unknown-fields"):
+    if embedded:
+        # also under preserve-unknown-fields: kube coerces a resource's metadata to ObjectMeta whatever else stays
         out["properties"] = {**(out.get("properties") or {}), **_IMPLICIT}
     elif (
         out.get("type") == "object"

@@ -99,7 +99,7 @@ class APIExtensionServer:
         return [
             NamingController(self.registry, informers, clock=clock),
             ServingController(self.serving, informers, clock=clock),
-            FinalizerController(self.registry, informers, clock=clock),
+            FinalizerController(self.registry, self.serving, informers, clock=clock),
         ]
 
     def follow_resources(self, *listeners: ResourceListener) -> None:

@@ -2,8 +2,9 @@
 
 kube-apiserver dials a Service's cluster IP, or with --enable-aggregator-routing an endpoint; kubelite has no
 cluster network, so a Service is reached through its endpoints: the first ready address of the Endpoints of
-the same name, on the endpoint port that the Service port targets. A test starts its webhook on loopback and
-points a selector-less Service's Endpoints at it, as one would for an out-of-cluster webhook.
+the same name, on the endpoint port named as the Service port (kube's ResolveEndpoint). A test starts its
+webhook on loopback and points a selector-less Service's Endpoints at it, as one would for an out-of-cluster
+webhook.
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ class EndpointsResolver:
             service = await self.registry.store("", "services").get(namespace, name)
         except StatusError as exc:
             raise LookupError(f'service "{name}" not found') if exc.code == 404 else exc from exc
-        ports = _dicts((service.get("spec") or {}).get("ports"))
+        spec = service.get("spec") or {}
+        if spec.get("type") == "ExternalName":
+            raise LookupError(f"service {namespace}/{name} is of type ExternalName, which has no endpoints")
+        ports = _dicts(spec.get("ports"))
         chosen = next((p for p in ports if p.get("port") == port), None)
         if chosen is None:
             raise LookupError(f"service {namespace}/{name} has no port {port}")
@@ -40,9 +44,8 @@ class EndpointsResolver:
             subset_ports = _dicts(subset.get("ports"))
             if not addresses or not subset_ports:
                 continue
-            target = next(
-                (p for p in subset_ports if chosen.get("name") and p.get("name") == chosen.get("name")),
-                subset_ports[0],
-            )
-            return str(addresses[0].get("ip")), int(target.get("port") or port)
+            # the endpoint port of the Service port's name (kube's ResolveEndpoint: unnamed matches unnamed)
+            target = next((p for p in subset_ports if (p.get("name") or "") == (chosen.get("name") or "")), None)
+            if target is not None:
+                return str(addresses[0].get("ip")), int(target.get("port") or port)
         raise LookupError(f"no endpoints available for service {name!r}")

@@ -16,6 +16,7 @@ ports, so custom resources are served from the first request after a restart.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,13 +77,31 @@ class _Served:
     """What is installed for one CRD."""
 
     crd: Obj
+    #: what the installed Stores were built from (see `_build_key`): another CRD revision with the same key is
+    #: served by them as they are
+    key: str
     group: str
     plural: str
     cacher: Cacher
     key_root: str
     converter: Converter
+    #: the CRD is being deleted: its objects are being deleted, new ones refused (read by its Stores per request)
+    terminating: bool = False
+    #: the versions with routes, in discovery's order
     versions: list[str] = field(default_factory=list)
+    #: every defined version's resource, served or not (its schema prunes what is converted to it)
     specs: dict[str, ResourceSpec] = field(default_factory=dict)
+    #: the Store of the storage version, whether served or not (the finalizer deletes through it)
+    main: Any = None
+
+
+def _build_key(crd: Obj) -> str:
+    """What the served Stores depend on: the spec, the accepted names and the stored versions (kube rebuilds a
+    CRD's storage when its spec or accepted names change, not on other status writes)."""
+    status = crd.get("status") or {}
+    return json.dumps(
+        [crd.get("spec"), status.get("acceptedNames"), status.get("storedVersions")], sort_keys=True, default=str
+    )
 
 
 class CustomResourceServing:
@@ -108,57 +127,72 @@ class CustomResourceServing:
         self.openapi = openapi or OpenAPISink()
         self._served: dict[str, _Served] = {}
         self.listeners: list[ResourceListener] = []
+        # what is served already (the built-in kinds, and CRDs themselves): a CRD naming one of them is not served,
+        # as kube's crdHandler leaves such paths to the built-in server
+        self._builtin_resources = {(group, resource) for group, _, resource in routes.installed}
+        self._builtin_kinds = {(i.scope.spec.group, i.scope.spec.kind) for i in routes.installed.values()}
 
     def served(self, name: str) -> Obj | None:
         """The CRD as it is served now, None when it is not."""
         entry = self._served.get(name)
         return entry.crd if entry is not None else None
 
+    def storage_for(self, name: str) -> Any:
+        """The Store of a served CRD's storage version (served or not), None when the CRD is not served."""
+        entry = self._served.get(name)
+        return entry.main if entry is not None else None
+
+    def overlaps_builtin(self, crd: Obj) -> bool:
+        """Whether the CRD names a resource or kind a built-in server holds (kube's OverlappingBuiltInResources)."""
+        group = str((crd.get("spec") or {}).get("group") or "")
+        accepted = names.accepted_names(crd) or (crd.get("spec") or {}).get("names") or {}
+        return (group, str(accepted.get("plural") or "")) in self._builtin_resources or (
+            group,
+            str(accepted.get("kind") or ""),
+        ) in self._builtin_kinds
+
     async def sync(self, crd: Obj) -> None:
-        """Serve `crd` as it says: install, rebuild or remove its resource's routes."""
+        """Serve `crd` as it says: install, rebuild or remove what it serves. A CRD revision that changes nothing
+        the Stores depend on only updates whether it is terminating."""
         meta = crd.get("metadata") or {}
         name = str(meta.get("name") or "")
         entry = self._served.get(name)
-        if not names.is_established(crd) or not names.served_versions(crd):
+        terminating = bool(meta.get("deletionTimestamp"))
+        servable = names.is_established(crd) and (names.served_versions(crd) or terminating)
+        if not servable or self.overlaps_builtin(crd):
             if entry is not None:
                 await self.remove(name)
             return
-        if entry is not None and (entry.crd.get("metadata") or {}).get("resourceVersion") == meta.get(
-            "resourceVersion"
-        ):
-            return
-        spec = crd.get("spec") or {}
-        group = str(spec.get("group") or "")
-        plural = str(names.accepted_names(crd).get("plural") or "")
-        if entry is not None and (entry.group, entry.plural) != (group, plural):
-            await self.remove(name)
-            entry = None
-        if entry is None:
-            entry = await self._register(crd, group, plural)
-            self._served[name] = entry
-        else:
-            previous = entry.crd
+        key = _build_key(crd)
+        if entry is not None and entry.key == key:
             entry.crd = crd
-            if conversion_settings(previous) != conversion_settings(crd):
-                old = entry.converter
-                entry.converter = self._converter(crd)
-                await old.close()
-        self._install(entry)
+            entry.terminating = terminating
+            return
+        try:
+            built = await self._build(crd, key, entry)
+        except Exception:
+            # nothing half-built stays: the previous Stores are gone too, and the next sync builds afresh
+            if self._served.pop(name, None) is not None and entry is not None:
+                for listener in self.listeners:
+                    await listener.resource_removed(entry.group, entry.plural)
+                await entry.converter.close()
+            raise
+        self._served[name] = built
         self.openapi.crd_served(crd)
         for listener in self.listeners:
-            listener.resource_added(group, plural)
+            listener.resource_added(built.group, built.plural)
 
     async def remove(self, name: str) -> None:
         """Stop serving the CRD `name` (gone, or no longer established); its objects stay stored."""
         entry = self._served.pop(name, None)
         if entry is None:
             return
-        for version in entry.versions:
-            self.routes.uninstall(entry.group, version, entry.plural)
-        for spec in entry.specs.values():
-            self.schemas.remove(spec.group, spec.version, spec.kind)
+        self._uninstall(entry)
         for listener in self.listeners:
-            await listener.resource_removed(entry.group, entry.plural)
+            try:
+                await listener.resource_removed(entry.group, entry.plural)
+            except Exception:
+                log.exception("%s: a listener failed as %s.%s went", name, entry.plural, entry.group)
         await self.registry.unregister(entry.group, entry.plural)
         await entry.converter.close()
         self.openapi.crd_removed(entry.crd)
@@ -169,30 +203,60 @@ class CustomResourceServing:
 
     # -- building ------------------------------------------------------------------------------------
 
-    async def _register(self, crd: Obj, group: str, plural: str) -> _Served:
+    async def _build(self, crd: Obj, key: str, previous: _Served | None) -> _Served:
+        """Build the CRD's watch cache and Stores afresh and swap them in. A new cache (rather than new Stores
+        over the old one) ends the watches of the old Stores, as kube tears a CRD's old storage down: their
+        clients re-watch and meet the new schema and versions."""
+        spec = crd.get("spec") or {}
+        group = str(spec.get("group") or "")
+        plural = str(names.accepted_names(crd).get("plural") or "")
+        if previous is not None and (previous.group, previous.plural) != (group, plural):
+            await self.remove(str(crd["metadata"]["name"]))
+            previous = None
         built: dict[str, Any] = {}
 
         def new_storage(ctx: StorageContext) -> ResourceStorage:
             built["cacher"] = ctx.cacher(compact_in_cache=False)
             built["key_root"] = ctx.key_root()
             # the Stores are built once the cache holds the objects (`_install`), from the CRD as it is then
-            return ResourceStorage(None)
+            return ResourceStorage(previous.main if previous is not None else None)
 
-        storage_version = names.storage_version(crd) or names.served_versions(crd)[0]
-        spec = names.resource_spec(crd, storage_version)
-        await self.registry.register(spec, Registration(group, plural, new_storage))
-        return _Served(crd, group, plural, built["cacher"], built["key_root"], self._converter(crd))
+        storage_spec = names.resource_spec(crd, names.storage_version(crd) or names.served_versions(crd)[0])
+        registration = Registration(group, plural, new_storage)
+        old_cachers = await self.registry.reregister(storage_spec, registration)
+        reuse = previous is not None and conversion_settings(previous.crd) == conversion_settings(crd)
+        converter = previous.converter if previous is not None and reuse else self._converter(crd)
+        entry = _Served(crd, key, group, plural, built["cacher"], built["key_root"], converter)
+        entry.terminating = bool((crd.get("metadata") or {}).get("deletionTimestamp"))
+        try:
+            if previous is not None:
+                self._uninstall(previous, keep_schemas=True)
+            self._install(entry)
+        except Exception:
+            self._uninstall(entry)
+            await self.registry.unregister(group, plural)
+            if not reuse:
+                await converter.close()
+            raise
+        finally:
+            for cacher in old_cachers:
+                await cacher.close()
+        if previous is not None and not reuse:
+            await previous.converter.close()
+        return entry
+
+    def _uninstall(self, entry: _Served, *, keep_schemas: bool = False) -> None:
+        for version in entry.versions:
+            self.routes.uninstall(entry.group, version, entry.plural)
+        if not keep_schemas:
+            for spec in entry.specs.values():
+                self.schemas.remove(spec.group, spec.version, spec.kind)
 
     def _install(self, entry: _Served) -> None:
         crd = entry.crd
-        for version in entry.versions:
-            self.routes.uninstall(entry.group, version, entry.plural)
         served = by_priority(names.served_versions(crd))
         # every defined version's schema, served or not: objects converted to it are pruned by it
-        defined = {str(v.get("name")) for v in names.versions(crd) if v.get("name")}
-        for gone in set(entry.specs) - defined:
-            spec = entry.specs.pop(gone)
-            self.schemas.remove(spec.group, spec.version, spec.kind)
+        defined = [str(v.get("name")) for v in names.versions(crd) if v.get("name")]
         for version in defined:
             spec = entry.specs[version] = names.resource_spec(crd, version)
             schema = names.schema(crd, version)
@@ -202,19 +266,20 @@ class CustomResourceServing:
                 self.schemas.remove(spec.group, spec.version, spec.kind)
         storage_version = names.storage_version(crd) or served[0]
         stored = (crd.get("status") or {}).get("storedVersions") or [storage_version]
-        terminating = bool((crd.get("metadata") or {}).get("deletionTimestamp"))
         main: ResourceStorage | None = None
-        first: ResourceStorage | None = None
-        for version in served:
-            spec = entry.specs[version]
+        # the storage version's Store exists even when it is not served: the finalizer deletes through it
+        for version in dict.fromkeys([*served, storage_version]):
+            spec = entry.specs.get(version) or names.resource_spec(crd, version)
             rules = self._rules(crd, version)
-            built = self._version_storage(entry, spec, rules, stored, storage_version, terminating)
-            self.routes.install(spec, built.main, built.subresources, self.options)
-            first = first or built
+            built = self._version_storage(entry, spec, rules, stored, storage_version)
+            if version in served:
+                self.routes.install(spec, built.main, built.subresources, self.options)
+                entry.versions.append(version)
             if version == storage_version:
                 main = built
-        entry.versions = served
-        self.registry.replace_storage(entry.group, entry.plural, main or first)  # type: ignore[arg-type]
+        assert main is not None
+        entry.main = main.main
+        self.registry.replace_storage(entry.group, entry.plural, main)
 
     def _prune(self, entry: _Served, obj: Obj) -> None:
         """Prune a converted object by the schema of the version it was converted to."""
@@ -230,7 +295,6 @@ class CustomResourceServing:
         rules: VersionRules,
         stored: list[str],
         storage_version: str,
-        terminating: bool,
     ) -> ResourceStorage:
         version = spec.version
         storage: Storage = entry.cacher
@@ -248,7 +312,7 @@ class CustomResourceServing:
         store = CustomResourceStore(spec, strategy, storage, key_root=entry.key_root, clock=self.registry.clock)
         store.table = self._table(entry.crd, version)
         store.scale_paths = rules.scale
-        store.terminating = (lambda: True) if terminating else (lambda: False)
+        store.terminating = lambda: entry.terminating
         subresources: dict[str, Any] = {}
         if spec.subresource("status"):
             subresources["status"] = StatusStore(store, CustomResourceStatusStrategy(strategy))

@@ -11,6 +11,7 @@ this view is for the others.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 
 from kubelite.apiextensions.conversion import Converter
 from kubelite.apimachinery.meta import Obj, deep_copy
@@ -120,8 +121,19 @@ class VersionedStorage:
         return await self.read(await self.inner.get(key))
 
     async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
+        # selectors match what this version serves (a field a default fills, a field the conversion moves), so
+        # they run after the conversion; a page may then hold fewer than `limit`, as kube's may
+        predicate = opts.predicate
+        if predicate is not None:
+            opts = replace(opts, predicate=None, label=None)
         result = await self.inner.get_list(prefix, opts)
-        return ListResult(await self._read_all(result.items), result.revision, result.next_key, result.remaining)
+        items = await self._read_all(result.items)
+        keys = result.keys
+        if predicate is not None:
+            kept = [i for i, item in enumerate(items) if predicate(item)]
+            items = [items[i] for i in kept]
+            keys = [keys[i] for i in kept] if keys is not None else None
+        return ListResult(items, result.revision, result.next_key, None if predicate else result.remaining, keys)
 
     async def guaranteed_update(
         self,

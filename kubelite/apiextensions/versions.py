@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-_KUBE_VERSION = re.compile(r"^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$")
+_KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 _STABILITY = {None: 0, "beta": 1, "alpha": 2}
 
 

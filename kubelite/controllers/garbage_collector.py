@@ -91,7 +91,9 @@ class GarbageCollector:
         self.controller = Controller(
             "garbagecollector", self.reconcile, workers=WORKERS, max_retries=None, clock=clock
         )
-        self._registrations: list[ResourceEventHandlerRegistration] = []
+        self._registrations: dict[tuple[str, str], ResourceEventHandlerRegistration] = {}
+        #: kinds whose resource stopped being served: an owner of such a kind is gone
+        self._removed_kinds: set[tuple[str, str]] = set()
         self.registry = registry
         self.informers = informers
         for group, name in list(registry.stores):
@@ -103,24 +105,32 @@ class GarbageCollector:
             return None  # a view over another resource's store (events.k8s.io events)
         informer = self.informers.for_resource(group, name).informer
         resource = _Resource(self.registry, (group, name), informer.indexer)
-        self._by_kind[(store.spec.group, store.spec.kind)] = resource
+        kind = (store.spec.group, store.spec.kind)
+        self._by_kind[kind] = resource
+        self._removed_kinds.discard(kind)
         registration = informer.add_event_handler(self._handler(resource))
-        self._registrations.append(registration)
+        self._registrations[(group, name)] = registration
         return registration
 
     def resource_added(self, group: str, name: str) -> None:
         """Follow a resource registered while the server runs (a CRD's): its objects may own others, or be
         owned (kube's garbage collector finds such resources through discovery)."""
-        if any(r.key == (group, name) for r in self._by_kind.values()):
+        if (group, name) in self._registrations:
             return
         if self._monitor(group, name) is not None:
             self.informers.start()
 
     async def resource_removed(self, group: str, name: str) -> None:
-        """Stop following a resource that is no longer served; its objects' nodes go with their deletions."""
+        """Stop following a resource that is no longer served. Its objects leave the graph as if deleted: their
+        dependents are looked at again and find their owners gone."""
+        key = (group, name)
         for kind, resource in list(self._by_kind.items()):
-            if resource.key == (group, name):
+            if resource.key == key:
                 del self._by_kind[kind]
+                self._removed_kinds.add(kind)
+        for uid in [uid for uid, node in self._nodes.items() if node.resource.key == key]:
+            self._forget_uid(uid)
+        self._registrations.pop(key, None)
         await self.informers.remove(group, name)
 
     def _handler(self, resource: _Resource) -> ResourceEventHandlerFuncs:
@@ -132,7 +142,7 @@ class GarbageCollector:
         )
 
     def has_synced(self) -> bool:
-        return all(registration.has_synced() for registration in self._registrations)
+        return all(registration.has_synced() for registration in self._registrations.values())
 
     async def run(self) -> None:
         """Wait until every resource's cache is in the graph, then reconcile until cancelled."""
@@ -160,7 +170,8 @@ class GarbageCollector:
         if node is None:
             self._nodes[uid] = _Node(resource, meta.get("namespace", ""), meta["name"], owners, finalizing)
         else:
-            node.owners, node.finalizing = owners, finalizing
+            # the resource too: a resource served anew is watched by a new informer
+            node.resource, node.owners, node.finalizing = resource, owners, finalizing
         for owner in owners:
             self._dependents.setdefault(owner, set()).add(uid)
         namespace = meta.get("namespace", "")
@@ -173,8 +184,10 @@ class GarbageCollector:
         if target is None:
             return  # a deletion noticed by a relist whose last state is unknown: no uid to forget
         uid = (target.get("metadata") or {}).get("uid")
-        if not uid:
-            return
+        if uid:
+            self._forget_uid(uid)
+
+    def _forget_uid(self, uid: str) -> None:
         node = self._nodes.pop(uid, None)
         if node is not None:
             for owner in node.owners:
@@ -196,6 +209,10 @@ class GarbageCollector:
         if node is not None and node.finalizing:
             self.controller.queue.add(uid)
 
+    def _removed_kind(self, ref: Obj) -> bool:
+        group = str(ref.get("apiVersion", "")).rpartition("/")[0]
+        return (group, ref.get("kind", "")) in self._removed_kinds
+
     def _owner_resource(self, ref: Obj) -> _Resource | None:
         group = str(ref.get("apiVersion", "")).rpartition("/")[0]
         return self._by_kind.get((group, ref.get("kind", "")))
@@ -208,7 +225,7 @@ class GarbageCollector:
         """The owner is in its informer's cache (or of a kind not served here: not ours to judge)."""
         resource = self._owner_resource(ref)
         if resource is None:
-            return True
+            return not self._removed_kind(ref)
         owner_namespace, name = self._owner_key(resource, namespace, ref)
         cached = resource.indexer.get_by_key(f"{owner_namespace}/{name}" if owner_namespace else name)
         return cached is not None and (cached.get("metadata") or {}).get("uid") == ref["uid"]
@@ -217,7 +234,7 @@ class GarbageCollector:
 
     async def reconcile(self, uid: str) -> None:
         node = self._nodes.get(uid)
-        if node is None:
+        if node is None or node.resource.key not in self.registry.stores:
             return
         obj = node.resource.indexer.get_by_key(node.key)
         meta = (obj or {}).get("metadata") or {}
@@ -242,7 +259,8 @@ class GarbageCollector:
         if self._cached_owner(namespace, ref):
             return True
         resource = self._owner_resource(ref)
-        assert resource is not None  # an unserved kind counts as cached
+        if resource is None or resource.key not in self.registry.stores:
+            return False  # a kind no longer served: its objects are gone
         owner_namespace, name = self._owner_key(resource, namespace, ref)
         try:
             found = await resource.store.get(owner_namespace, name)

@@ -149,11 +149,12 @@ class StoreListerWatcher:
         )
 
     async def list(self, options: ListOptions) -> dict[str, Any]:
+        store = self.store  # once: a custom resource's may be replaced while the list runs
         try:
-            result = await self.store.list(self.namespace, self._params(options))
+            result = await store.list(self.namespace, self._params(options))
         except StatusError as exc:
             raise api_error(exc) from exc
-        spec = self.store.spec
+        spec = store.spec
         # the items are the watch cache's own objects: never let a consumer complete them in place
         result["items"] = [
             item
@@ -164,12 +165,13 @@ class StoreListerWatcher:
         return result
 
     async def watch(self, options: ListOptions) -> StoreWatch:
+        store = self.store
         try:
-            watcher = await self.store.watch(self.namespace, self._params(options))
+            watcher = await store.watch(self.namespace, self._params(options))
         except StatusError as exc:
             raise api_error(exc) from exc
         timeout = float(options.timeout_seconds) if options.timeout_seconds else None
-        return StoreWatch(watcher, self.store, timeout=timeout)
+        return StoreWatch(watcher, store, timeout=timeout)
 
 
 class RegistryInformerFactory:

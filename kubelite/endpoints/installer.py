@@ -171,12 +171,21 @@ class ResourceRoutes:
         installed = InstalledResource(
             scope, _path(storage), {name: _path(sub) for name, sub in paths.items()}, api_resource
         )
+        self._forget_encodings(self.installed.get((spec.group, spec.version, spec.resource)))
         self.installed[(spec.group, spec.version, spec.resource)] = installed
         return installed
 
+    @staticmethod
+    def _forget_encodings(installed: InstalledResource | None) -> None:
+        if installed is not None:
+            items = installed.scope.encodings.json_items
+            items.budget.leave(items)
+
     def uninstall(self, group: str, version: str, resource: str) -> bool:
         """Stop serving a resource (a custom resource's version no longer served); False when not installed."""
-        return self.installed.pop((group, version, resource), None) is not None
+        installed = self.installed.pop((group, version, resource), None)
+        self._forget_encodings(installed)
+        return installed is not None
 
     def api_resources(self) -> list[APIResource]:
         """What discovery lists, in installation order."""

@@ -167,6 +167,36 @@ class Registry:
         self._cachers_of[key] = list(ctx.cachers)
         return built
 
+    async def reregister(self, spec: ResourceSpec, registration: Registration) -> list[Cacher]:
+        """Register `spec` anew: build its storage over new watch caches, start them, and hold it in place of
+        what was registered (a CRD whose schema or versions changed). Returns the replaced watch caches, for the
+        caller to close once nothing is routed to them; none when the resource was not registered."""
+        key = (spec.group, spec.resource)
+        if key not in self.stores:
+            await self.register(spec, registration)
+            return []
+        ctx = StorageContext(self, self.storage, spec)
+        built = registration.new_storage(ctx)
+        started: list[Cacher] = []
+        try:
+            for cacher in ctx.cachers:
+                await cacher.start()
+                started.append(cacher)
+            for hook in ctx.start_hooks:
+                await hook()
+        except BaseException:
+            for cacher in ctx.cachers:
+                await cacher.close()
+            raise
+        old = self._cachers_of.get(key, [])
+        for cacher in old:
+            self.cachers.remove(cacher)
+        self.cachers.extend(ctx.cachers)
+        self._cachers_of[key] = list(ctx.cachers)
+        self.stores[key] = built.main
+        self.subresources[key] = dict(built.subresources)
+        return old
+
     def replace_storage(self, group: str, resource: str, built: ResourceStorage) -> None:
         """Hold new storage objects for a registered resource over the same watch caches (a CRD that changed
         rebuilds its Stores, not its caches)."""

@@ -768,3 +768,152 @@ def test_openapi_explain_server_side_apply_and_edit(server: KubeliteProcess) -> 
     editor.chmod(0o755)
     server.kubectl("edit", "port", "p", env={"KUBE_EDITOR": str(editor)})
     assert "status" not in json.loads(server.kubectl("get", "port", "p", "-o", "json").stdout)
+
+
+def test_a_crd_overlapping_a_built_in_resource_is_not_served_nor_cleaned_up(fresh_server: KubeliteProcess) -> None:
+    server = fresh_server
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "mine"}}
+    assert server.http("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", lease).status == 201
+    overlap = crd("coordination.k8s.io", "Lease")
+    overlap["metadata"]["annotations"] = {"api-approved.kubernetes.io": "unapproved, testing only"}
+    establish(server, overlap)
+    assert server.http("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/mine").status == 200
+    server.restart()  # a stored CRD that cannot be served does not keep the server from starting
+    server.kubectl("delete", "crd", "leases.coordination.k8s.io", "--timeout=20s")
+    assert server.http("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/mine").status == 200
+
+
+def test_the_cleanup_waits_without_spinning(server: KubeliteProcess) -> None:
+    establish(server, crd("spin.example.com", "Top"))
+    held = {"apiVersion": "spin.example.com/v1", "kind": "Top", "metadata": {"name": "t", "finalizers": ["x.io/hold"]}}
+    assert server.http("POST", "/apis/spin.example.com/v1/namespaces/default/tops", held).status == 201
+    path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/tops.spin.example.com"
+    assert server.http("DELETE", path).status == 200
+    wait_for(lambda: "InstanceDeletionCheck" in json.dumps(server.http("GET", path).json()["status"]))
+    before = int(server.http("GET", path).json()["metadata"]["resourceVersion"])
+    time.sleep(1.5)
+    after = int(server.http("GET", path).json()["metadata"]["resourceVersion"])
+    assert after == before  # nothing changed, so nothing was written
+    server.http(
+        "PATCH",
+        "/apis/spin.example.com/v1/namespaces/default/tops/t",
+        {"metadata": {"finalizers": None}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    wait_for(lambda: server.http("GET", path).status == 404)
+
+
+def test_a_schema_change_ends_the_old_watches(server: KubeliteProcess) -> None:
+    import threading
+
+    definition = crd("rewatch.example.com", "Wave")
+    establish(server, definition)
+    result: dict[str, Any] = {}
+
+    def watch() -> None:
+        started = time.monotonic()
+        result["watch"] = server.http(
+            "GET", "/apis/rewatch.example.com/v1/namespaces/default/waves?watch=1&timeoutSeconds=20", timeout=30
+        )
+        result["seconds"] = time.monotonic() - started
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    time.sleep(0.5)
+    definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["shape"] = {
+        "type": "string"
+    }
+    apply(server, definition)
+    thread.join(timeout=25)
+    assert result["watch"].status == 200
+    assert result["seconds"] < 10  # ended by the change, not by its timeout
+
+
+def test_status_writes_keep_metadata_and_are_defaulted(server: KubeliteProcess) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
+            "status": {
+                "type": "object",
+                "required": ["phase"],
+                "properties": {"phase": {"type": "string", "default": "Pending"}, "count": {"type": "integer"}},
+            },
+        },
+    }
+    establish(
+        server, crd("stat.example.com", "Job", versions=[version("v1", schema=schema, subresources={"status": {}})])
+    )
+    base = "/apis/stat.example.com/v1/namespaces/default/jobs"
+    server.http("POST", base, {"apiVersion": "stat.example.com/v1", "kind": "Job", "metadata": {"name": "j"}})
+    patched = server.http(
+        "PATCH",
+        f"{base}/j/status",
+        {"metadata": {"labels": {"sneak": "yes"}}, "status": {"count": 3}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert patched.status == 200, patched.body
+    assert patched.json()["status"] == {"count": 3, "phase": "Pending"}
+    assert "labels" not in patched.json()["metadata"]
+
+
+def test_metadata_is_pruned_under_a_preserving_root(server: KubeliteProcess) -> None:
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    establish(server, crd("loose.example.com", "Bag", versions=[version("v1", schema=schema)]))
+    obj = {"apiVersion": "loose.example.com/v1", "kind": "Bag", "metadata": {"name": "b", "bogus": 1}, "anything": 2}
+    created = server.http("POST", "/apis/loose.example.com/v1/namespaces/default/bags", obj)
+    assert created.status == 201
+    assert "bogus" not in created.json()["metadata"]
+    assert created.json()["anything"] == 2
+    strict = server.http(
+        "POST",
+        "/apis/loose.example.com/v1/namespaces/default/bags?fieldValidation=Strict",
+        {**obj, "metadata": {"name": "c", "bogus": 1}},
+    )
+    assert strict.status == 400
+    assert 'unknown field "metadata.bogus"' in strict.json()["message"]
+
+
+def test_field_selectors_match_the_served_version(server: KubeliteProcess) -> None:
+    v1 = version("v1", storage=True)
+    v2_schema = {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"size": {"type": "string", "default": "big"}}}},
+    }
+    v2 = version("v2", storage=False, schema=v2_schema, selectableFields=[{"jsonPath": ".spec.size"}])
+    establish(server, crd("select.example.com", "Box", plural="boxes", versions=[v1, v2]))
+    server.http(
+        "POST",
+        "/apis/select.example.com/v1/namespaces/default/boxes",
+        {"apiVersion": "select.example.com/v1", "kind": "Box", "metadata": {"name": "g"}, "spec": {}},
+    )
+    listed = server.http("GET", "/apis/select.example.com/v2/namespaces/default/boxes?fieldSelector=spec.size%3Dbig")
+    assert [item["metadata"]["name"] for item in listed.json()["items"]] == ["g"]
+
+
+def test_server_side_apply_cannot_create_while_the_crd_terminates(server: KubeliteProcess) -> None:
+    establish(server, crd("ssaterm.example.com", "Rock"))
+    base = "/apis/ssaterm.example.com/v1/namespaces/default/rocks"
+    held = {"apiVersion": "ssaterm.example.com/v1", "kind": "Rock", "metadata": {"name": "r", "finalizers": ["x.io/h"]}}
+    assert server.http("POST", base, held).status == 201
+    path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rocks.ssaterm.example.com"
+    assert server.http("DELETE", path).status == 200
+    wait_for(lambda: "InstanceDeletionCheck" in json.dumps(server.http("GET", path).json()["status"]))
+    applied = server.http(
+        "PATCH",
+        f"{base}/new?fieldManager=me",
+        {"apiVersion": "ssaterm.example.com/v1", "kind": "Rock", "metadata": {"name": "new"}},
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
+    assert applied.status == 403
+    assert applied.json()["message"] == (
+        'rocks.ssaterm.example.com "new" is forbidden: '
+        "create not allowed while custom resource definition is terminating"
+    )
+    server.http(
+        "PATCH",
+        f"{base}/r",
+        {"metadata": {"finalizers": None}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    wait_for(lambda: server.http("GET", path).status == 404)

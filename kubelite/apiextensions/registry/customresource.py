@@ -20,7 +20,7 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import FieldError
 from kubelite.registry.apps.scale import ScalePaths
 from kubelite.registry.options import WriteParams
-from kubelite.registry.rest import MutateFunc, ValidateFunc
+from kubelite.registry.rest import MutateFunc, UpdateFunc, ValidateFunc
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import Store
 from kubelite.registry.strategy import StatusStrategy, Strategy
@@ -122,6 +122,25 @@ class CustomResourceStatusStrategy(StatusStrategy):
 
     parent: CustomResourceStrategy
 
+    def default(self, obj: Obj) -> None:
+        self.parent.default(obj)  # a status write is decoded, and so defaulted, like any other
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        """Only status comes from the request, and managedFields (the field manager's record of this write):
+        labels and annotations stay as stored, unlike the built-in kinds' status (kube's CR status strategy)."""
+        status = new.get("status")
+        managed = (new.get("metadata") or {}).get("managedFields")
+        new.clear()
+        new.update({k: v for k, v in old.items() if k != "status"})
+        meta = dict(old.get("metadata") or {})
+        if managed is not None:
+            meta["managedFields"] = managed
+        else:
+            meta.pop("managedFields", None)
+        new["metadata"] = meta
+        if status is not None:
+            new["status"] = status
+
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         rules = self.parent.rules
         found: list[FieldError] = []
@@ -155,3 +174,23 @@ class CustomResourceStore(Store):
                 self.spec.group_resource, name, "create not allowed while custom resource definition is terminating"
             )
         return await super().create(namespace, obj, params, mutate=mutate, validate=validate)
+
+    async def update(
+        self, namespace: str, name: str, update: UpdateFunc, params: WriteParams, **options: Any
+    ) -> tuple[Obj, bool]:
+        """An update that would create (a PUT or server-side apply of a missing object) is refused too while the
+        CRD terminates, as kube's forbidCreateAdmission refuses it on patches."""
+        if self.terminating():
+            inner = update
+
+            async def guarded(current: Obj | None) -> Obj:
+                if current is None:
+                    raise errors.forbidden(
+                        self.spec.group_resource,
+                        name,
+                        "create not allowed while custom resource definition is terminating",
+                    )
+                return await inner(current)
+
+            update = guarded
+        return await super().update(namespace, name, update, params, **options)

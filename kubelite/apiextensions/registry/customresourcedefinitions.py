@@ -140,7 +140,12 @@ class CRDStatusStrategy(StatusStrategy):
         return self._validate(new) if self._validate is not None else []
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        super().prepare_for_update(new, old)
+        # kube's CRD status strategy keeps everything but the spec from the request (its reset of the metadata
+        # resets it to itself): the finalizer controller removes its finalizer through /status
+        if "spec" in old:
+            new["spec"] = old["spec"]
+        else:
+            new.pop("spec", None)
         if isinstance(new.get("status"), dict):
             _with_stored_version(new)
 

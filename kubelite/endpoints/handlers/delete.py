@@ -56,4 +56,7 @@ async def delete_collection(request: web.Request, scope: RequestScope, info: Req
     attrs = Attributes("DELETE", scope.spec, info.namespace, "", "", user_from(request), options.dry_run)
     await scope.admission.validate(attrs, None, None)
     listed = await scope.store.delete_collection(info.namespace, params.list_params(request.query), options)
+    # a typed list's items carry no kind/apiVersion; a custom resource's (unstructured) keep them
+    form = scope.encodings.json_items.item_form
+    listed["items"] = [form(item) for item in listed["items"]]
     return write_object(listed, negotiated)

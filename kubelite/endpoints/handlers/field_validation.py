@@ -44,14 +44,16 @@ class _Shape:
     """A schema node compiled for the walk: its fields, what its values may be, and the Go names its type
     errors use. One per node, built on first use and kept in the node, so a request walks attributes."""
 
-    __slots__ = ("extra", "go_type", "int_range", "items", "opaque", "properties", "struct", "types")
+    __slots__ = ("extra", "go_type", "int_range", "items", "opaque", "preserve", "properties", "struct", "types")
 
     def __init__(self) -> None:
         self.properties: dict[str, _Shape] | None = None
         self.extra: _Shape | None = None
         self.items: _Shape | None = None
-        #: preserve-unknown-fields or oneOf (IntOrString, Quantity): not walked below
+        #: oneOf (IntOrString, Quantity), or preserve-unknown-fields declaring no fields: not walked below
         self.opaque = False
+        #: x-kubernetes-preserve-unknown-fields: undeclared fields stay, declared ones are walked
+        self.preserve = False
         #: the JSON types the field takes; empty when anything goes
         self.types: frozenset[str] = frozenset()
         self.struct = ""  # the Go struct, for a definition
@@ -76,7 +78,10 @@ def _fill(shape: _Shape, node: SchemaNode, struct: str) -> None:
     shape.types = types
     shape.struct = struct
     shape.go_type = (f"v1.{struct}" if struct else _go_type(node, types)) if types else ""
-    shape.opaque = node.preserve_unknown_fields or node.composite
+    shape.preserve = node.preserve_unknown_fields
+    shape.opaque = node.composite or (
+        node.preserve_unknown_fields and node.properties is None and node.additional is None
+    )
     if types == {"integer"}:
         shape.int_range = _INT_RANGES.get(node.format or "int64")
     if node.properties is not None:
@@ -249,7 +254,7 @@ def _walk(
                 fixed = _walk(value[key], child, child_path, found, mistyped, owner, members, literals)
                 if fixed is not None:
                     value[key] = fixed
-            elif properties is not None and found is not None:
+            elif properties is not None and found is not None and not shape.preserve:
                 if len(found) < _MAX_FINDINGS:  # the report is capped; the pruning is not
                     found.append(child_path)
                 if members is not None:
@@ -344,7 +349,7 @@ def _document_findings(value: Any, node: SchemaNode, path: str, found: list[str]
     if len(found) >= _MAX_FINDINGS:
         return
     node = node.target
-    if node.preserve_unknown_fields or node.composite:
+    if node.composite:
         return
     if isinstance(value, _Members):
         properties = node.properties
@@ -356,7 +361,7 @@ def _document_findings(value: Any, node: SchemaNode, path: str, found: list[str]
             if child_node is None:
                 child_node = extra
             if child_node is None:
-                if properties is not None and key not in seen:
+                if properties is not None and key not in seen and not node.preserve_unknown_fields:
                     _report(found, f"unknown field {gofmt.quote(child_path)}")
                 seen.add(key)
                 continue

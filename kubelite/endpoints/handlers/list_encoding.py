@@ -53,6 +53,12 @@ class EncodingBudget:
     def join(self, cache: EncodedItems) -> None:
         self._caches.append(cache)
 
+    def leave(self, cache: EncodedItems) -> None:
+        """Forget a cache no route reads any more (a custom resource reinstalled or gone), and its bytes."""
+        if cache in self._caches:
+            self._caches.remove(cache)
+            self.used -= cache.bytes
+
     def reclaim(self, inserting: EncodedItems) -> None:
         """Bring `used` within the budget: the inserting cache's own older items go first when it holds more than
         its share, then those of the largest other caches, and the item just inserted last (when it alone is over

@@ -60,6 +60,14 @@ async def scale(request: web.Request, scope: RequestScope, info: RequestInfo) ->
                 return check_result_size(apply_merge_patch(current, patch_body))
             raise errors.unsupported_media_type(content_type)
 
+        if scope.spec.custom and content_type == serializers.STRATEGIC_MERGE_PATCH:
+            # kube's CRD handler offers a custom resource's /scale the patch types of the resource itself
+            raise errors.StatusError(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types include: "
+                f"{serializers.JSON_PATCH}, {serializers.MERGE_PATCH}, {serializers.APPLY_PATCH}",
+            )
         return write_object(
             await update_scale(scope.store, info.namespace, info.name, patched, write, paths), negotiated
         )
