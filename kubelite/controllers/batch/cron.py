@@ -79,9 +79,7 @@ def _parse_int(expr: str) -> int:
         raise CronError(f"failed to parse int from {expr}: strconv.Atoi: parsing {_go_quote(expr)}: invalid syntax")
     number = int(expr)
     if not -(1 << 63) <= number < (1 << 63):
-        raise CronError(
-            f"failed to parse int from {expr}: strconv.Atoi: parsing {_go_quote(expr)}: value out of range"
-        )
+        raise CronError(f"failed to parse int from {expr}: strconv.Atoi: parsing {_go_quote(expr)}: value out of range")
     if number < 0:
         raise CronError(f"negative number ({number}) not allowed: {expr}")
     return number
@@ -167,7 +165,7 @@ def parse_go_duration(text: str) -> float:
         digits = number.group(0) if number else ""
         if digits in ("", "."):
             raise CronError(f"time: invalid duration {_go_quote(original)}")
-        rest = rest[len(digits):]
+        rest = rest[len(digits) :]
         unit_match = re.match(r"[^0-9.]*", rest)
         unit = unit_match.group(0) if unit_match else ""
         if not unit:
@@ -175,7 +173,7 @@ def parse_go_duration(text: str) -> float:
         if unit not in _DURATION_UNITS:
             raise CronError(f"time: unknown unit {_go_quote(unit)} in duration {_go_quote(original)}")
         total += float(digits) * _DURATION_UNITS[unit]
-        rest = rest[len(unit):]
+        rest = rest[len(unit) :]
     return sign * total
 
 
@@ -311,7 +309,7 @@ def _descriptor(spec: str, location: tzinfo) -> Schedule:
         return SpecSchedule(1, _all(_HOURS), _all(_DOM), _all(_MONTHS), _all(_DOW), location)
     if spec.startswith("@every "):
         try:
-            seconds = parse_go_duration(spec[len("@every "):])
+            seconds = parse_go_duration(spec[len("@every ") :])
         except CronError as error:
             raise CronError(f"failed to parse duration {spec}: {error}") from None
         return ConstantDelaySchedule(max(int(seconds), 1))
@@ -369,7 +367,9 @@ def validate_schedule(schedule: str, time_zone: str | None) -> list[tuple[str, s
         except CronError as error:
             errors.append(("spec.schedule", schedule, str(error)))
         if "TZ" in schedule:
-            errors.append(("spec.schedule", schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+            errors.append(
+                ("spec.schedule", schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead")
+            )
     if time_zone is not None:
         errors.extend(_validate_time_zone(time_zone))
     return errors
@@ -385,7 +385,11 @@ def _validate_time_zone(time_zone: str) -> list[tuple[str, str, str]]:
             return errors
     if time_zone.lower() == "local":
         errors.append(
-            ("spec.timeZone", time_zone, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones")
+            (
+                "spec.timeZone",
+                time_zone,
+                "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
+            )
         )
     try:
         load_location(time_zone)
