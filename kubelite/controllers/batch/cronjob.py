@@ -188,10 +188,8 @@ def _sync(cronjob: dict[str, Any], jobs: list[dict[str, Any]], now: datetime, re
             completion = (job.get("status") or {}).get("completionTime")
             if finished == "Complete":
                 last = status.get("lastSuccessfulTime")
-                if (
-                    (last is None
-                    and completion is not None)
-                    or (completion is not None and parse_rfc3339(completion) > parse_rfc3339(last))
+                if (last is None and completion is not None) or (
+                    completion is not None and parse_rfc3339(completion) > parse_rfc3339(last)
                 ):
                     status["lastSuccessfulTime"] = completion
                     result.update_status = True
