@@ -516,9 +516,17 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
         result.update_status = True
     status["active"], status["ready"], status["terminating"] = active, ready, terminating
     _track(job, pods, now, finished, succeeded_indexes, terminating, deleted_with_finalizer, result)
-    if not conditions:
-        del status["conditions"]
+    _omit_empty(status)
+    if result.status_before_finalizers is not None:
+        _omit_empty(result.status_before_finalizers)
     return result
+
+
+def _omit_empty(status: dict[str, Any]) -> None:
+    # the wire form: JobStatus's int32 counters, completedIndexes and conditions are omitempty
+    for key in ("active", "succeeded", "failed", "completedIndexes", "conditions"):
+        if key in status and not status[key]:
+            del status[key]
 
 
 def _manage(
@@ -643,8 +651,6 @@ def _track(
     status["uncountedTerminatedPods"] = _uncounted(uncounted_succeeded, uncounted_failed)
     if needs_flush or result.update_status:
         result.status_before_finalizers = deep_copy(status)
-        if not status["conditions"]:
-            del result.status_before_finalizers["conditions"]
     # after the removals: every uid whose finalizer went is counted
     removed_uids = {_meta(p).get("uid") for p in pods if _meta(p)["name"] in remove}
     still_succeeded = [u for u in uncounted_succeeded if u not in removed_uids]
