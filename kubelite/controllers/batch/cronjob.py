@@ -188,9 +188,7 @@ def _sync(cronjob: dict[str, Any], jobs: list[dict[str, Any]], now: datetime, re
             completion = (job.get("status") or {}).get("completionTime")
             if finished == "Complete":
                 last = status.get("lastSuccessfulTime")
-                if (last is None and completion is not None) or (
-                    completion is not None and parse_rfc3339(completion) > parse_rfc3339(last)
-                ):
+                if completion is not None and (last is None or parse_rfc3339(completion) > parse_rfc3339(last)):
                     status["lastSuccessfulTime"] = completion
                     result.update_status = True
 
@@ -275,7 +273,7 @@ def _sync(cronjob: dict[str, Any], jobs: list[dict[str, Any]], now: datetime, re
         return
     if policy == "Replace":
         for ref in list(status["active"]):
-            result.jobs_to_delete.append((ref.get("namespace"), ref.get("name"), ref.get("uid")))
+            result.jobs_to_delete.append((str(ref.get("namespace")), str(ref.get("name")), str(ref.get("uid"))))
             status["active"] = [kept for kept in status["active"] if kept.get("uid") != ref.get("uid")]
             result.events.append(("Normal", "SuccessfulDelete", f"Deleted job {ref.get('name')}"))
             result.update_status = True
@@ -304,7 +302,9 @@ def _cleanup_finished(cronjob: dict[str, Any], jobs: list[dict[str, Any]], resul
         finished = sorted((job for job in jobs if finished_condition(job) == kind), key=_start_time_key)
         for job in finished[: max(len(finished) - int(limit), 0)]:
             job_meta = job.get("metadata") or {}
-            result.jobs_to_delete.append((job_meta.get("namespace"), job_meta.get("name"), job_meta.get("uid")))
+            result.jobs_to_delete.append(
+                (str(job_meta.get("namespace")), str(job_meta.get("name")), str(job_meta.get("uid")))
+            )
             result.status["active"] = [
                 ref for ref in result.status.get("active") or [] if ref.get("uid") != job_meta.get("uid")
             ]
