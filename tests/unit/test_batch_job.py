@@ -10,6 +10,7 @@ import pytest
 
 from kubelite.controllers.batch.job import (
     COMPLETION_INDEX_KEY,
+    INDEX_FAILURE_COUNT_KEY,
     TRACKING_FINALIZER,
     JobSync,
     created_pod_event,
@@ -162,7 +163,7 @@ def test_indexed_job_pods_carry_their_index() -> None:
     assert first["spec"]["containers"][0]["env"] == [
         {
             "name": "JOB_COMPLETION_INDEX",
-            "valueFrom": {"fieldRef": {"fieldPath": f"metadata.annotations['{COMPLETION_INDEX_KEY}']"}},
+            "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{COMPLETION_INDEX_KEY}']"}},
         }
     ]
     assert [p["metadata"]["generateName"] for p in result.pods_to_create] == ["pi-0-", "pi-1-"]
@@ -195,7 +196,7 @@ def test_duplicate_and_out_of_range_indexes_are_deleted() -> None:
 
 @pytest.mark.parametrize(
     ("indexes", "text"),
-    [([], ""), ([1], "1"), ([5, 1, 3, 4], "1,3-5"), ([0, 1], "0-1"), ([0, 2, 4, 5, 6, 9], "0,2,4-6,9")],
+    [([], ""), ([1], "1"), ([5, 1, 3, 4], "1,3-5"), ([0, 1], "0,1"), ([0, 2, 4, 5, 6, 9], "0,2,4-6,9")],
 )
 def test_compressed_index_ranges(indexes: list[int], text: str) -> None:
     assert format_indexes(indexes) == text
@@ -382,3 +383,70 @@ def test_ttl_after_finished() -> None:
     assert ttl_expiry(finished, NOW) == (False, 200.0)
     assert ttl_expiry(a_job(ttlSecondsAfterFinished=0), NOW) == (False, None)
     assert ttl_expiry(a_job({"conditions": finished["status"]["conditions"]}), NOW) == (False, None)
+
+
+def per_index_job(status: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return a_job(status, completions=2, parallelism=2, completionMode="Indexed", backoffLimitPerIndex=1, **spec)
+
+
+def indexed_pod(name: str, phase: str, index: int, failures: int, **kwargs: Any) -> dict[str, Any]:
+    pod = a_pod(name, phase, index=index, **kwargs)
+    pod["metadata"]["annotations"][INDEX_FAILURE_COUNT_KEY] = str(failures)
+    return pod
+
+
+def test_per_index_retry_keeps_the_failed_pod_until_its_replacement_exists() -> None:
+    job = per_index_job({"startTime": "2026-01-01T09:50:00Z", "active": 2})
+    failed = indexed_pod("pi-0-a", "Failed", 0, 0, exit_code=1, finished="2026-01-01T09:59:00Z")
+    result = sync_job(job, [failed, indexed_pod("pi-1-a", "Running", 1, 0)], NOW)
+    assert [p["metadata"]["annotations"] for p in result.pods_to_create] == [
+        {COMPLETION_INDEX_KEY: "0", INDEX_FAILURE_COUNT_KEY: "1"}
+    ]
+    assert result.finalizers_to_remove == []
+    assert result.status["failedIndexes"] == ""
+    # once the replacement runs, the failed pod is let go and counted
+    replacement = indexed_pod("pi-0-b", "Running", 0, 1)
+    result = sync_job(per_index_job(result.status), [failed, replacement, indexed_pod("pi-1-a", "Running", 1, 0)], NOW)
+    assert result.finalizers_to_remove == ["pi-0-a"]
+    assert result.status["failed"] == 1
+
+
+def test_per_index_backoff_delays_the_replacement() -> None:
+    job = per_index_job({"startTime": "2026-01-01T09:50:00Z", "active": 2})
+    failed = indexed_pod("pi-0-a", "Failed", 0, 0, exit_code=1, finished="2026-01-01T09:59:56Z")
+    result = sync_job(job, [failed, indexed_pod("pi-1-a", "Running", 1, 0)], NOW)
+    assert (result.pods_to_create, result.requeue_after) == ([], 6.0)
+
+
+def test_an_index_out_of_retries_fails_and_so_does_the_job_once_all_are_done() -> None:
+    job = per_index_job({"startTime": "2026-01-01T09:50:00Z", "active": 2, "failed": 1, "failedIndexes": ""})
+    pods = [indexed_pod("pi-0-b", "Failed", 0, 1, exit_code=1), indexed_pod("pi-1-a", "Running", 1, 0)]
+    running = sync_job(job, pods, NOW)
+    assert running.status["failedIndexes"] == "0"
+    assert running.pods_to_create == [] and "conditions" not in running.status
+    pods = [indexed_pod("pi-1-a", "Succeeded", 1, 0)]
+    done = sync_job(per_index_job(running.status), pods, NOW)
+    assert done.status["completedIndexes"] == "1"
+    assert done.status["conditions"] == [
+        condition("FailureTarget", "FailedIndexes", "Job has failed indexes"),
+        condition("Failed", "FailedIndexes", "Job has failed indexes"),
+    ]
+    assert done.events == [("Warning", "FailedIndexes", "Job has failed indexes")]
+
+
+def test_max_failed_indexes_fails_the_job_at_once() -> None:
+    job = per_index_job({"startTime": "2026-01-01T09:50:00Z", "active": 2}, maxFailedIndexes=0)
+    pods = [indexed_pod("pi-0-b", "Failed", 0, 1, exit_code=1), indexed_pod("pi-1-a", "Running", 1, 0)]
+    result = sync_job(job, pods, NOW)
+    message = "Job has exceeded the specified maximal number of failed indexes"
+    assert result.status["conditions"] == [condition("FailureTarget", "MaxFailedIndexesExceeded", message)]
+    assert result.pods_to_delete == ["pi-1-a"]
+
+
+def test_pod_failure_policy_fail_index() -> None:
+    policy = {"rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [42]}}]}
+    job = per_index_job({"startTime": "2026-01-01T09:50:00Z", "active": 2}, podFailurePolicy=policy)
+    pods = [indexed_pod("pi-0-a", "Failed", 0, 0, exit_code=42), indexed_pod("pi-1-a", "Running", 1, 0)]
+    result = sync_job(job, pods, NOW)
+    assert result.status["failedIndexes"] == "0"
+    assert result.pods_to_create == []

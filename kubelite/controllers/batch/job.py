@@ -1,23 +1,23 @@
 """What one sync of kube-controller-manager's Job controller does, as data: `sync_job(job, pods, now)`.
 
 Given a Job, the pods it controls and the clock's reading, the answer lists the pods to create (from the
-template, with the `batch.kubernetes.io/job-tracking` finalizer, and for Indexed Jobs the completion index as
-annotation, label, hostname and JOB_COMPLETION_INDEX), the pods to delete, the pods whose tracking finalizer
-to remove, the status to write, the events, and when to look again (pod-failure backoff, activeDeadlineSeconds).
+template, with the `batch.kubernetes.io/job-tracking` finalizer; for Indexed Jobs the completion index as
+annotation, label, hostname and JOB_COMPLETION_INDEX, and with backoffLimitPerIndex the index's failure
+counts), the pods to delete, the pods whose tracking finalizer to remove, the status to write, the events, and
+when to look again (pod-failure backoff, activeDeadlineSeconds).
 
 Status follows kube 1.36's finalizer-tracked accounting, which never loses or double-counts a pod: a finished
 pod's uid first goes into `status.uncountedTerminatedPods` (written as `status_before_finalizers`), then its
 finalizer is removed, then it moves to `succeeded` / `failed` (written as `status`). The terminal condition
 waits for that and for terminating pods to go: first the interim SuccessCriteriaMet or FailureTarget
-condition, then Complete (with completionTime) or Failed. Not modelled: backoffLimitPerIndex / maxFailedIndexes
-(and so the FailIndex action), successPolicy, managedBy, and the API-call expectations (the reconcile loop
-syncs only once its own creates and deletes are seen).
+condition, then Complete (with completionTime) or Failed. Not modelled: successPolicy, managedBy, and the
+API-call expectations (the reconcile loop syncs only once its own creates and deletes are seen).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from kubelite.apimachinery.meta import deep_copy, parse_rfc3339, rfc3339
@@ -25,6 +25,11 @@ from kubelite.apimachinery.meta import deep_copy, parse_rfc3339, rfc3339
 TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 COMPLETION_INDEX_KEY = "batch.kubernetes.io/job-completion-index"
 COMPLETION_INDEX_ENV = "JOB_COMPLETION_INDEX"
+INDEX_FAILURE_COUNT_KEY = "batch.kubernetes.io/job-index-failure-count"
+INDEX_IGNORED_FAILURE_COUNT_KEY = "batch.kubernetes.io/job-index-ignored-failure-count"
+#: the API's default backoffLimit when backoffLimitPerIndex is set
+_MAX_INT32 = 2**31 - 1
+_EPOCH = datetime.fromtimestamp(0, UTC)
 DEFAULT_BACKOFF_LIMIT = 6
 #: first delay before recreating a failed pod, doubled per further failure up to the maximum (kube's values)
 POD_FAILURE_BACKOFF = 10.0
@@ -95,14 +100,14 @@ def completion_index(pod: dict[str, Any]) -> int | None:
 
 
 def format_indexes(indexes: set[int] | list[int]) -> str:
-    """Kube's compressed form: sorted, consecutive runs as "a-b", others alone."""
+    """Kube's compressed form: sorted, runs of three or more as "a-c", a pair as "a,b", others alone."""
     runs: list[list[int]] = []
     for index in sorted(set(indexes)):
         if runs and index == runs[-1][1] + 1:
             runs[-1][1] = index
         else:
             runs.append([index, index])
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    return ",".join(str(a) if a == b else f"{a},{b}" if b == a + 1 else f"{a}-{b}" for a, b in runs)
 
 
 def parse_indexes(text: str | None, completions: int) -> set[int]:
@@ -178,7 +183,8 @@ def match_pod_failure_policy(job: dict[str, Any], pod: dict[str, Any]) -> tuple[
             return None, True, "Count"
         if action == "FailJob":
             return message, True, "FailJob"
-        # FailIndex needs backoffLimitPerIndex, which is not modelled: the rule is passed over
+        if action == "FailIndex":
+            return None, True, "FailIndex"
     return None, True, None
 
 
@@ -228,6 +234,82 @@ def backoff_remaining(job: dict[str, Any], pods: list[dict[str, Any]], now: date
         return 0.0
     elapsed = (now - max(failures)).total_seconds()
     delay = pod_failure_backoff(len(failures))
+    return 0.0 if delay < elapsed else delay - elapsed
+
+
+# ---- backoffLimitPerIndex ----
+
+
+def _count_annotation(pod: dict[str, Any], key: str) -> int:
+    value = (_meta(pod).get("annotations") or {}).get(key, "")
+    # a missing, garbled or out-of-range count reads as zero, as kube reads it
+    return int(value) if value.isdigit() and int(value) <= _MAX_INT32 else 0
+
+
+@dataclass
+class _PerIndex:
+    """An Indexed Job's per-index retry state: indexes out of retries, and per index the failed pod kept
+    (with its finalizer) until its replacement exists, so that the replacement inherits its failure count."""
+
+    failed_indexes: set[int]
+    awaiting_replacement: dict[int, dict[str, Any]]
+
+    def holds(self, pod: dict[str, Any]) -> bool:
+        index = completion_index(pod)
+        kept = self.awaiting_replacement.get(index) if index is not None else None
+        return kept is not None and _meta(kept).get("uid") == _meta(pod).get("uid")
+
+
+def _index_failed(job: dict[str, Any], pod: dict[str, Any]) -> bool:
+    if not _is_pod_failed(pod, job):
+        return False
+    _, counted, action = match_pod_failure_policy(job, pod)
+    if action == "FailIndex":
+        return True
+    limit = int((job.get("spec") or {}).get("backoffLimitPerIndex") or 0)
+    return counted and _count_annotation(pod, INDEX_FAILURE_COUNT_KEY) >= limit
+
+
+def _absolute_failures(pod: dict[str, Any]) -> int:
+    return _count_annotation(pod, INDEX_FAILURE_COUNT_KEY) + _count_annotation(pod, INDEX_IGNORED_FAILURE_COUNT_KEY)
+
+
+def _per_index_state(
+    job: dict[str, Any],
+    pods: list[dict[str, Any]],
+    active_pods: list[dict[str, Any]],
+    succeeded_indexes: set[int],
+    completions: int,
+) -> _PerIndex:
+    def valid(pod: dict[str, Any]) -> int | None:
+        index = completion_index(pod)
+        return index if _has_finalizer(pod) and index is not None and index < completions else None
+
+    failed = parse_indexes((job.get("status") or {}).get("failedIndexes"), completions)
+    failed |= {i for p in pods if (i := valid(p)) is not None and _index_failed(job, p)}
+    active_indexes = {i for p in active_pods if (i := completion_index(p)) is not None}
+    kept: dict[int, dict[str, Any]] = {}
+    for pod in pods:
+        index = valid(pod)
+        if index is None or not _is_pod_failed(pod, job) or index in succeeded_indexes | failed | active_indexes:
+            continue
+        last = kept.get(index)
+        if last is None or (
+            _absolute_failures(last) <= _absolute_failures(pod)
+            and (_finish_time(pod) or _EPOCH) >= (_finish_time(last) or _EPOCH)
+        ):
+            kept[index] = pod
+    return _PerIndex(failed, kept)
+
+
+def _index_backoff_remaining(replaced: dict[str, Any] | None, now: datetime) -> float:
+    if replaced is None:
+        return 0.0
+    finished = _finish_time(replaced)
+    if finished is None:
+        return 0.0
+    delay = pod_failure_backoff(_absolute_failures(replaced) + 1)
+    elapsed = (now - finished).total_seconds()
     return 0.0 if delay < elapsed else delay - elapsed
 
 
@@ -329,12 +411,9 @@ def _indexed(job: dict[str, Any]) -> bool:
     return (job.get("spec") or {}).get("completionMode") == "Indexed"
 
 
-def _generate_name(prefix: str) -> str:
-    return prefix if len(prefix) <= _MAX_GENERATED_NAME_PREFIX else prefix[:_MAX_GENERATED_NAME_PREFIX]
-
-
-def pod_from_template(job: dict[str, Any], index: int | None) -> dict[str, Any]:
-    """The pod the Job controller creates: the template, the tracking finalizer, the Job as controller."""
+def pod_from_template(job: dict[str, Any], index: int | None, replaced: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The pod the Job controller creates: the template, the tracking finalizer, the Job as controller; with
+    backoffLimitPerIndex, the failure counts of the index carried on from the pod it `replaced`."""
     meta, spec = _meta(job), job.get("spec") or {}
     template = deep_copy(spec.get("template") or {})
     template_meta = template.get("metadata") or {}
@@ -350,6 +429,18 @@ def pod_from_template(job: dict[str, Any], index: int | None) -> dict[str, Any]:
         annotations[COMPLETION_INDEX_KEY] = str(index)
         labels[COMPLETION_INDEX_KEY] = str(index)
         pod_spec["hostname"] = f"{name}-{index}"
+        if spec.get("backoffLimitPerIndex") is not None:
+            failures = ignored = 0
+            if replaced is not None:
+                failures = _count_annotation(replaced, INDEX_FAILURE_COUNT_KEY)
+                ignored = _count_annotation(replaced, INDEX_IGNORED_FAILURE_COUNT_KEY)
+                if match_pod_failure_policy(job, replaced)[1]:
+                    failures += 1
+                else:
+                    ignored += 1
+            annotations[INDEX_FAILURE_COUNT_KEY] = str(failures)
+            if ignored:
+                annotations[INDEX_IGNORED_FAILURE_COUNT_KEY] = str(ignored)
         suffix = f"-{index}-"
         generate_name = f"{name}{suffix}"
         if len(generate_name) > _MAX_GENERATED_NAME_PREFIX:
@@ -361,11 +452,9 @@ def pod_from_template(job: dict[str, Any], index: int | None) -> dict[str, Any]:
                     env.append(
                         {
                             "name": COMPLETION_INDEX_ENV,
-                            "valueFrom": {"fieldRef": {"fieldPath": f"metadata.annotations['{COMPLETION_INDEX_KEY}']"}},
+                            "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{COMPLETION_INDEX_KEY}']"}},
                         }
                     )
-    else:
-        generate_name = _generate_name(generate_name)
     pod_meta: dict[str, Any] = {
         "generateName": generate_name,
         "namespace": meta.get("namespace"),
@@ -414,7 +503,8 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
 
     indexed = _indexed(job)
     completions: int | None = spec.get("completions")
-    backoff_limit = int(spec.get("backoffLimit", DEFAULT_BACKOFF_LIMIT))
+    per_index_limit = indexed and spec.get("backoffLimitPerIndex") is not None
+    backoff_limit = int(spec.get("backoffLimit", _MAX_INT32 if per_index_limit else DEFAULT_BACKOFF_LIMIT))
     suspended = bool(spec.get("suspend"))
     uncounted = status.get("uncountedTerminatedPods") or {}
     uncounted_succeeded = set(uncounted.get("succeeded") or [])
@@ -481,6 +571,23 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
         succeeded_indexes = parse_indexes(status.get("completedIndexes"), int(completions or 0))
         succeeded_indexes |= {completion_index(p) for p in pods if _phase(p) == "Succeeded" and valid_index(p)}  # type: ignore[misc]
         succeeded = len(succeeded_indexes)
+    per_index: _PerIndex | None = None
+    if per_index_limit:
+        per_index = _per_index_state(job, pods, active_pods, succeeded_indexes, int(completions or 0))
+        failed_count = len(per_index.failed_indexes)
+        max_failed = spec.get("maxFailedIndexes")
+        if finished is not None:
+            pass
+        elif max_failed is not None and failed_count > int(max_failed):
+            finished = _condition(
+                "FailureTarget",
+                "True",
+                "MaxFailedIndexesExceeded",
+                "Job has exceeded the specified maximal number of failed indexes",
+                now,
+            )
+        elif failed_count > 0 and failed_count + len(succeeded_indexes) >= int(completions or 0):
+            finished = _condition("FailureTarget", "True", "FailedIndexes", "Job has failed indexes", now)
 
     deleted_with_finalizer: set[str] = set()
     if finished is not None:
@@ -492,7 +599,7 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
         active = 0
     elif not meta.get("deletionTimestamp"):
         active, ready, terminating = _manage(
-            job, pods, active_pods, now, succeeded, succeeded_indexes, terminating, ready, result
+            job, pods, active_pods, now, succeeded, succeeded_indexes, terminating, ready, per_index, result
         )
         deleted_with_finalizer = set(result.finalizers_to_remove)
         complete = (
@@ -515,7 +622,7 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
     if active != status.get("active", 0) or ready != status.get("ready") or terminating != status.get("terminating"):
         result.update_status = True
     status["active"], status["ready"], status["terminating"] = active, ready, terminating
-    _track(job, pods, now, finished, succeeded_indexes, terminating, deleted_with_finalizer, result)
+    _track(job, pods, now, finished, succeeded_indexes, terminating, deleted_with_finalizer, per_index, result)
     _omit_empty(status)
     if result.status_before_finalizers is not None:
         _omit_empty(result.status_before_finalizers)
@@ -538,6 +645,7 @@ def _manage(
     succeeded_indexes: set[int],
     terminating: int,
     ready: int,
+    per_index: _PerIndex | None,
     result: JobSync,
 ) -> tuple[int, int, int]:
     """kube's manageJob: delete or create pods towards the wanted number of active ones."""
@@ -569,7 +677,8 @@ def _manage(
     missing = min(want - replacing - active, MAX_POD_CREATE_DELETE_PER_SYNC)
     if missing <= 0:
         return active, ready, terminating
-    remaining = backoff_remaining(job, pods, now)
+    # with backoffLimitPerIndex each index backs off on its own, below
+    remaining = 0.0 if per_index is not None else backoff_remaining(job, pods, now)
     if remaining > 0:
         result.requeue_after = remaining if result.requeue_after is None else min(result.requeue_after, remaining)
         return active, ready, terminating
@@ -577,8 +686,16 @@ def _manage(
         taken = set(succeeded_indexes) | {i for p in active_pods if (i := completion_index(p)) is not None}
         if _only_replace_failed(job):
             taken |= {i for p in pods if is_terminating(p) and (i := completion_index(p)) is not None}
+        if per_index is not None:
+            taken |= per_index.failed_indexes
         free = [i for i in range(int(completions or 0)) if i not in taken][:missing]
-        result.pods_to_create = [pod_from_template(job, index) for index in free]
+        replaced: dict[int, dict[str, Any]] = per_index.awaiting_replacement if per_index is not None else {}
+        waits = {i: _index_backoff_remaining(replaced.get(i), now) for i in free}
+        ready_now = [i for i in free if waits[i] <= 0]
+        if not ready_now and waits:
+            result.requeue_after = min(waits.values())
+            return active, ready, terminating
+        result.pods_to_create = [pod_from_template(job, index, replaced.get(index)) for index in ready_now]
     else:
         result.pods_to_create = [pod_from_template(job, None) for _ in range(missing)]
     return active + len(result.pods_to_create), ready, terminating
@@ -592,6 +709,7 @@ def _track(
     succeeded_indexes: set[int],
     terminating: int,
     deleted_with_finalizer: set[str],
+    per_index: _PerIndex | None,
     result: JobSync,
 ) -> None:
     """kube's trackJobStatusAndRemoveFinalizers, with every finalizer removal assumed to succeed."""
@@ -613,8 +731,9 @@ def _track(
             continue
         name, uid = _meta(pod)["name"], _meta(pod).get("uid")
         pod_failed = _is_pod_failed(pod, job)
-        if not (meta_deleting(job) or finished is not None or _phase(pod) == "Succeeded" or pod_failed):
-            continue
+        if not (meta_deleting(job) or finished is not None or _phase(pod) == "Succeeded"):
+            if not pod_failed or (per_index is not None and per_index.holds(pod)):
+                continue
         remove.append(name)
         if _phase(pod) == "Succeeded" and uid not in uncounted_failed:
             if indexed:
@@ -638,6 +757,11 @@ def _track(
             needs_flush = True
         status["completedIndexes"] = text
         status["succeeded"] = len(succeeded_indexes | new_indexes)
+        if per_index is not None:
+            failed_text = format_indexes(per_index.failed_indexes)
+            if failed_text != status.get("failedIndexes"):
+                needs_flush = True
+            status["failedIndexes"] = failed_text
     terminal: dict[str, Any] | None = finished
     if finished is not None and finished.get("type") == "FailureTarget":
         conditions.append(finished)
