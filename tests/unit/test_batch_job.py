@@ -450,3 +450,21 @@ def test_pod_failure_policy_fail_index() -> None:
     result = sync_job(job, pods, NOW)
     assert result.status["failedIndexes"] == "0"
     assert result.pods_to_create == []
+
+
+def test_a_job_being_deleted_releases_every_finalizer_and_makes_no_pods() -> None:
+    job = a_job({"startTime": "2026-01-01T09:50:00Z", "active": 2})
+    job["metadata"]["deletionTimestamp"] = "2026-01-01T09:59:59Z"
+    result = sync_job(job, [a_pod("a", "Running"), a_pod("b", "Succeeded")], NOW)
+    assert (result.pods_to_create, result.pods_to_delete) == ([], [])
+    assert result.finalizers_to_remove == ["a", "b"]
+    assert result.status["succeeded"] == 1 and "failed" not in result.status
+
+
+def test_long_names_leave_room_for_the_index_and_the_random_suffix() -> None:
+    name = "a" * 70
+    job = a_job(completionMode="Indexed", completions=12, parallelism=12)
+    job["metadata"]["name"] = name
+    generated = [p["metadata"]["generateName"] for p in sync_job(job, [], NOW).pods_to_create]
+    assert generated[0] == "a" * 55 + "-0-" and generated[11] == "a" * 54 + "-11-"
+    assert sync_job(a_job(), [], NOW).pods_to_create[0]["metadata"]["generateName"] == "pi-"

@@ -375,12 +375,16 @@ def is_finished(job: dict[str, Any]) -> bool:
     )
 
 
-def _removal_order(pod: dict[str, Any]) -> tuple[int, int, int, str]:
-    # kube's ActivePods order, condensed: unscheduled, then pending before running, then not ready
+def _removal_order(pod: dict[str, Any]) -> tuple[int, int, int, int, str]:
+    # kube's ActivePods order, condensed: unscheduled first, pending before running, not ready before ready,
+    # more container restarts first, then the newest
     phase_rank = {"Pending": 0, "Unknown": 1, "Running": 2}.get(_phase(pod), 0)
     scheduled = 1 if (pod.get("spec") or {}).get("nodeName") else 0
+    restarts = max(
+        (int(c.get("restartCount", 0)) for c in (pod.get("status") or {}).get("containerStatuses") or []), default=0
+    )
     created = _meta(pod).get("creationTimestamp") or ""
-    return (scheduled, phase_rank, 1 if is_pod_ready(pod) else 0, _invert(created))
+    return (scheduled, phase_rank, 1 if is_pod_ready(pod) else 0, -restarts, _invert(created))
 
 
 def _invert(text: str) -> str:
@@ -569,7 +573,15 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
     succeeded_indexes: set[int] = set()
     if indexed:
         succeeded_indexes = parse_indexes(status.get("completedIndexes"), int(completions or 0))
-        succeeded_indexes |= {completion_index(p) for p in pods if _phase(p) == "Succeeded" and valid_index(p)}  # type: ignore[misc]
+        # a succeeded pod without the finalizer is already in completedIndexes (or was never the Job's to count)
+        succeeded_indexes |= {
+            index
+            for p in pods
+            if _phase(p) == "Succeeded"
+            and _has_finalizer(p)
+            and valid_index(p)
+            and (index := completion_index(p)) is not None
+        }
         succeeded = len(succeeded_indexes)
     per_index: _PerIndex | None = None
     if per_index_limit:
@@ -597,10 +609,13 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
         terminating += active
         ready = 0
         active = 0
-    elif not meta.get("deletionTimestamp"):
-        active, ready, terminating = _manage(
-            job, pods, active_pods, now, succeeded, succeeded_indexes, terminating, ready, per_index, result
-        )
+    else:
+        # a Job being deleted is only counted: no pods are made or removed for it
+        managed = not meta.get("deletionTimestamp")
+        if managed:
+            active, ready, terminating = _manage(
+                job, pods, active_pods, now, succeeded, succeeded_indexes, terminating, ready, per_index, result
+            )
         deleted_with_finalizer = set(result.finalizers_to_remove)
         complete = (
             (succeeded > 0 and active == 0) if completions is None else (succeeded >= completions and active == 0)
@@ -609,6 +624,8 @@ def sync_job(job: dict[str, Any], pods: list[dict[str, Any]], now: datetime) -> 
             finished = _condition(
                 "SuccessCriteriaMet", "True", "CompletionsReached", "Reached expected number of succeeded pods", now
             )
+        elif not managed:
+            pass
         elif suspended:
             if _ensure_condition(conditions, "Suspended", "True", "JobSuspended", "Job suspended", now):
                 result.update_status = True
