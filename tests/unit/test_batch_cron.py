@@ -141,3 +141,15 @@ def test_a_schedule_that_never_fires_is_invalid() -> None:
         most_recent_schedule_time(
             parse_standard("0 0 31 2 *"), at("2026-01-01T00:00:00+00:00"), at("2026-03-01T00:00:00+00:00")
         )
+
+
+def test_descriptors_and_prefixes_run_in_their_zone() -> None:
+    assert next_of("@daily", "2026-01-01T10:00:00+00:00", "Asia/Tokyo") == "2026-01-01T15:00:00+00:00"
+    assert next_of("CRON_TZ=Asia/Tokyo 0 0 * * *", "2026-01-01T10:00:00+00:00") == "2026-01-01T15:00:00+00:00"
+    # a schedule with its own TZ keeps it; spec.timeZone is not applied on top
+    assert next_of("TZ=UTC 0 0 * * *", "2026-01-01T10:00:00+00:00", "Asia/Tokyo") == "2026-01-02T00:00:00+00:00"
+
+
+def test_every_is_whole_seconds_and_at_least_one() -> None:
+    assert next_of("@every 1500ms", "2026-01-01T10:00:00+00:00") == "2026-01-01T10:00:01+00:00"
+    assert next_of("@every 10ms", "2026-01-01T10:00:00+00:00") == "2026-01-01T10:00:01+00:00"
