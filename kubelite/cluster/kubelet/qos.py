@@ -7,21 +7,25 @@ the limits). Anything else is Burstable.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.quantity import QuantityError, quantity_from_json
 
 _COMPUTE = ("cpu", "memory")
 
 
-def _compute(resources: dict[str, object] | None) -> dict[str, object]:
+def _compute(resources: dict[str, object] | None) -> dict[str, Fraction]:
+    """The nonzero cpu and memory amounts of a requests or limits map (what fails to parse counts as absent)."""
     found = {}
     for name in _COMPUTE:
         if resources and name in resources:
             try:
-                if quantity_from_json(resources[name]).value != 0:
-                    found[name] = quantity_from_json(resources[name]).value
+                amount = quantity_from_json(resources[name]).value
             except QuantityError:
                 continue
+            if amount != 0:
+                found[name] = amount
     return found
 
 
