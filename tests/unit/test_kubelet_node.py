@@ -131,3 +131,16 @@ def test_lease_created_and_renewed() -> None:
 
 def test_lease_retry_backoff() -> None:
     assert [lease.retry_delay(n).total_seconds() for n in range(1, 8)] == [0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 7.0]
+
+
+def test_cloud_labels_with_their_deprecated_twins() -> None:
+    labels = node.node_labels(_config(instance_type="m5.large", zone="eu-west-1a", region="eu-west-1"))
+    base = node.node_labels(_config())
+    assert {key: value for key, value in labels.items() if key not in base} == {
+        "node.kubernetes.io/instance-type": "m5.large",
+        "beta.kubernetes.io/instance-type": "m5.large",
+        "topology.kubernetes.io/zone": "eu-west-1a",
+        "failure-domain.beta.kubernetes.io/zone": "eu-west-1a",
+        "topology.kubernetes.io/region": "eu-west-1",
+        "failure-domain.beta.kubernetes.io/region": "eu-west-1",
+    }

@@ -478,3 +478,36 @@ def test_qos_class(resources: dict[str, Any], expected: str) -> None:
     pod = _pod()
     pod["spec"]["containers"][0]["resources"] = resources
     assert qos_class(pod) == expected
+
+
+def test_deletion_during_backoff_fails_the_pod() -> None:
+    kubelet = Kubelet(_pod(annotations={"sim.kubelite.io/crash-loop": "true"}))
+    kubelet.sync()
+    kubelet.next()
+    kubelet.next()
+    waiting = kubelet.next()
+    assert waiting.status["containerStatuses"][0]["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    kubelet.pod["metadata"]["deletionTimestamp"] = _at(4)
+    gone = kubelet.step(1)
+    status = gone.status["containerStatuses"][0]
+    assert gone.status["phase"] == "Failed"
+    assert status["state"] == {"terminated": {
+        "exitCode": 1, "reason": "Error", "startedAt": _at(2), "finishedAt": _at(3),
+        "containerID": identity.container_id("uid-web", "nginx", 1),
+    }}
+    assert status["lastState"]["terminated"]["finishedAt"] == _at(2)
+    assert gone.status["conditions"][3] == _condition("ContainersReady", "False", _at(3), reason="PodFailed")
+    assert gone.events == [] and gone.delete
+
+
+def test_deletion_while_initializing() -> None:
+    kubelet = Kubelet(_pod(initContainers=[{"name": "migrate", "image": "busybox"}]))
+    kubelet.sync()
+    kubelet.next()
+    kubelet.pod["metadata"]["deletionTimestamp"] = _at(1)
+    gone = kubelet.step(0.5)
+    assert _summary(gone) == [("Normal", "Killing", "Stopping container migrate")]
+    assert gone.status["initContainerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
+    assert gone.status["containerStatuses"][0]["state"]["terminated"]["reason"] == "ContainerStatusUnknown"
+    assert gone.status["phase"] == "Failed"
+    assert gone.delete

@@ -4,7 +4,7 @@ The kubelet creates `kube-node-lease/<node name>` with `holderIdentity` the node
 (`nodeLeaseDurationSeconds`) and an owner reference to its Node (so the Lease goes with the Node), and renews
 `renewTime` every quarter of the duration: 10 s (pkg/kubelet/nodelease, `NodeLeaseRenewIntervalFraction` 0.25).
 A failed renewal is retried after 200 ms, doubling up to 7 s. The node lifecycle controller calls a node
-unreachable when its lease was not renewed for `node-monitor-grace-period` (40 s as well, since 1.32).
+unreachable when neither its lease nor its status moved for `node-monitor-grace-period` (50 s since 1.32).
 `renewTime` is a MicroTime: microsecond precision.
 """
 

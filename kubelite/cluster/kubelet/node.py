@@ -2,8 +2,10 @@
 
 What the kubelet reports (pkg/kubelet/kubelet_node_status.go, pkg/kubelet/nodestatus/setters.go):
 - labels: `kubernetes.io/hostname`, `kubernetes.io/os`, `kubernetes.io/arch` and their deprecated `beta.`
-  twins; labels a cloud provider would add (`node.kubernetes.io/instance-type`, `topology.kubernetes.io/zone`,
-  `topology.kubernetes.io/region`) come from `NodeConfig.labels`;
+  twins; what a cloud provider tells the kubelet (`NodeConfig.instance_type`, `zone`, `region`) as
+  `node.kubernetes.io/instance-type` and `topology.kubernetes.io/zone` / `region`, each with its deprecated twin
+  (`beta.kubernetes.io/instance-type`, `failure-domain.beta.kubernetes.io/zone` / `region`), as the kubelet's
+  `initialNode` sets them; any other label from `NodeConfig.labels`;
 - the annotation `volumes.kubernetes.io/controller-managed-attach-detach: "true"`;
 - addresses InternalIP then Hostname; capacity and allocatable (allocatable equals capacity here: the simulation
   reserves nothing for the system, as KWOK's nodes do); `daemonEndpoints.kubeletEndpoint.Port` 10250;
@@ -68,6 +70,9 @@ class NodeConfig:
     capacity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CAPACITY))
     allocatable: dict[str, str] | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    instance_type: str | None = None
+    zone: str | None = None
+    region: str | None = None
     operating_system: str = "linux"
     architecture: str = "amd64"
     kubelet_version: str = KUBELET_VERSION
@@ -109,6 +114,15 @@ def node_labels(config: NodeConfig) -> dict[str, str]:
         "kubernetes.io/hostname": config.name,
         "kubernetes.io/os": config.operating_system,
     }
+    if config.instance_type:
+        labels["node.kubernetes.io/instance-type"] = config.instance_type
+        labels["beta.kubernetes.io/instance-type"] = config.instance_type
+    if config.zone:
+        labels["topology.kubernetes.io/zone"] = config.zone
+        labels["failure-domain.beta.kubernetes.io/zone"] = config.zone
+    if config.region:
+        labels["topology.kubernetes.io/region"] = config.region
+        labels["failure-domain.beta.kubernetes.io/region"] = config.region
     labels.update(config.labels)
     return labels
 
