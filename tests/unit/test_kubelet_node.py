@@ -49,6 +49,8 @@ def test_registered_node_object() -> None:
     assert info["machineID"] == identity.machine_id("node-1") != identity.machine_id("node-2")
     assert info["systemUUID"] == identity.system_uuid("node-1")
     assert info["bootID"] == identity.boot_id("node-1") != identity.boot_id("node-1", 1)
+    assert [handler["name"] for handler in status["runtimeHandlers"]] == ["", "runc"]
+    assert status["features"] == {"supplementalGroupsPolicy": True}
 
 
 def test_conditions_in_kubelet_order_with_kubes_texts() -> None:

@@ -148,8 +148,9 @@ def test_a_pod_from_admission_to_running() -> None:
     assert second.next_sync_at is None
 
     # nothing left to happen: a later sync reports the same status and no events
+    assert first.changed and second.changed
     later = kubelet.step(3600)
-    assert later.status == second.status and later.events == []
+    assert later.status == second.status and later.events == [] and not later.changed
 
 
 def test_events_are_ready_to_send() -> None:

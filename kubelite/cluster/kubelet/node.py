@@ -9,7 +9,8 @@ What the kubelet reports (pkg/kubelet/kubelet_node_status.go, pkg/kubelet/nodest
 - the annotation `volumes.kubernetes.io/controller-managed-attach-detach: "true"`;
 - addresses InternalIP then Hostname; capacity and allocatable (allocatable equals capacity here: the simulation
   reserves nothing for the system, as KWOK's nodes do); `daemonEndpoints.kubeletEndpoint.Port` 10250;
-- nodeInfo with stable per-name machineID, systemUUID and bootID (`identity`);
+- nodeInfo with stable per-name machineID, systemUUID and bootID (`identity`); containerd's runtime handlers
+  (the default and `runc`) and the node's features;
 - the conditions MemoryPressure, DiskPressure, PIDPressure, Ready, in that order, with kube's reasons and messages;
   each condition's lastHeartbeatTime moves on every status report, its lastTransitionTime only when its status
   changes.
@@ -187,6 +188,10 @@ def build_node(config: NodeConfig, now: datetime, *, health: NodeHealth | None =
                 "operatingSystem": config.operating_system,
                 "architecture": config.architecture,
             },
+            "runtimeHandlers": [
+                {"name": handler, "features": {"recursiveReadOnlyMounts": True, "userNamespaces": True}}
+                for handler in ("", "runc")
+            ],
             "features": {"supplementalGroupsPolicy": True},
         },
     }

@@ -56,12 +56,19 @@ class PodRecord:
 
 @dataclass
 class PodSync:
+    """The answer of one sync: what to write, what to record, and what to do next."""
+
     status: Obj
     record: PodRecord
+    # whether `status` differs from the pod's: the status manager writes only then
+    changed: bool = True
     events: list[Obj] = field(default_factory=list)
+    # None: nothing will change by itself (the next sync comes with the next change to the pod)
     next_sync_at: datetime | None = None
     terminal: bool = False
+    # the pod's IP may go back to the node's allocator
     release_ip: bool = False
+    # delete the pod now, with gracePeriodSeconds 0 and a uid precondition, after writing `status`
     delete: bool = False
 
 
@@ -264,6 +271,7 @@ def sync_pod(
     return PodSync(
         status=status,
         record=record,
+        changed=status != old_status,
         events=recorded,
         next_sync_at=next_sync,
         terminal=terminal,
