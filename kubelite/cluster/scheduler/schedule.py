@@ -180,7 +180,7 @@ class Scheduler:
                 best, chosen, ties = total, node.name, 1
             elif total == best:
                 ties += 1
-                if self.random.randrange(ties) == 0:
+                if self.random.random() * ties < 1:  # keep this one with probability 1/ties
                     chosen = node.name
         return chosen
 

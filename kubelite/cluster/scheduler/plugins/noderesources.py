@@ -6,7 +6,8 @@ allocatable minus what its pods already request, and reports every resource shor
 memory, ephemeral-storage, then extended resources. A pod requesting nothing is only counted against the pod
 limit. LeastAllocated (the default strategy) prefers the emptier node, on cpu and memory with weight 1 each,
 using the non-zero requests (100m / 200Mi for a container that names none); BalancedAllocation prefers the node
-whose cpu and memory fractions would be closest, using the actual requests.
+whose cpu and memory fractions would be closest (the standard deviation of two fractions is half their
+difference), using the actual requests.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from kubelite.cluster.scheduler.plugins.base import (
 from kubelite.cluster.scheduler.snapshot import NodeInfo
 
 TOO_MANY_PODS = "Too many pods"
-_NAMED = (resources.CPU, resources.MEMORY, resources.EPHEMERAL_STORAGE)
-_SCORED = ((resources.CPU, 1), (resources.MEMORY, 1))
+CPU, MEMORY = resources.CPU, resources.MEMORY
+_NAMED = (CPU, MEMORY, resources.EPHEMERAL_STORAGE)
 
 
 class NodeResourcesFit:
@@ -54,15 +55,11 @@ class NodeResourcesFit:
         return None
 
     def score(self, state: CycleState, node: NodeInfo) -> int:
+        # cpu and memory with weight 1 each, spelled out: this runs for every feasible node of every cycle
         pod = state.pod.non_zero_requests
-        total = weights = 0
-        for name, weight in _SCORED:
-            capacity = node.allocatable.get(name, 0)
-            requested = node.non_zero_requested.get(name, 0) + pod[name]
-            if capacity and requested <= capacity:
-                total += (capacity - requested) * MAX_NODE_SCORE // capacity * weight
-            weights += weight
-        return total // weights
+        allocatable, requested = node.allocatable, node.non_zero_requested
+        return (_least_allocated(allocatable.get(CPU, 0), requested.get(CPU, 0) + pod[CPU])
+                + _least_allocated(allocatable.get(MEMORY, 0), requested.get(MEMORY, 0) + pod[MEMORY])) // 2
 
     def normalize(self, state: CycleState, scores: list[int]) -> None:
         return None
@@ -74,26 +71,25 @@ class NodeResourcesBalancedAllocation:
 
     def pre_score(self, state: CycleState, nodes: list[NodeInfo]) -> _Skip | None:
         requests = state.pod.requests
-        if not any(requests.get(name, 0) for name, _ in _SCORED):
+        if not requests.get(CPU, 0) and not requests.get(MEMORY, 0):
             return SKIP  # a best-effort pod changes no node's balance
         return None
 
     def score(self, state: CycleState, node: NodeInfo) -> int:
         pod = state.pod.requests
-        fractions: list[float] = []
-        for name, _ in _SCORED:
-            capacity = node.allocatable.get(name, 0)
-            if not capacity:
-                continue
-            fractions.append(min((node.requested.get(name, 0) + pod.get(name, 0)) / capacity, 1.0))
-        if len(fractions) == 2:
-            deviation = abs(fractions[0] - fractions[1]) / 2
-        elif len(fractions) > 2:
-            mean = sum(fractions) / len(fractions)
-            deviation = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
-        else:
-            deviation = 0.0
-        return int((1 - deviation) * MAX_NODE_SCORE)
+        allocatable, requested = node.allocatable, node.requested
+        cpu_capacity, memory_capacity = allocatable.get(CPU, 0), allocatable.get(MEMORY, 0)
+        if not cpu_capacity or not memory_capacity:
+            return MAX_NODE_SCORE  # one fraction (or none) deviates from nothing
+        cpu = min((requested.get(CPU, 0) + pod.get(CPU, 0)) / cpu_capacity, 1.0)
+        memory = min((requested.get(MEMORY, 0) + pod.get(MEMORY, 0)) / memory_capacity, 1.0)
+        return int((1 - abs(cpu - memory) / 2) * MAX_NODE_SCORE)
 
     def normalize(self, state: CycleState, scores: list[int]) -> None:
         return None
+
+
+def _least_allocated(capacity: int, requested: int) -> int:
+    if not capacity or requested > capacity:
+        return 0
+    return (capacity - requested) * MAX_NODE_SCORE // capacity
