@@ -192,3 +192,20 @@ def test_run_flushes_backoff_on_the_injected_clock() -> None:
 def test_bad_backoff_configuration_is_refused() -> None:
     with pytest.raises(ValueError, match="initial_backoff"):
         SchedulingQueue(FakeClock(), initial_backoff=5, max_backoff=1)
+
+
+def test_gated_pods_wait_until_their_gates_are_lifted() -> None:
+    clock = FakeClock()
+    queue = SchedulingQueue(clock)
+    gated = make_pod("g", schedulingGates=[{"name": "example.com/quota"}])
+    queue.add(gated)
+    assert queue.where("uid-default-g") == "unschedulable" and queue.pop_nowait() is None
+    queue.move_on_event(NODE_ADD)
+    clock.step(600)
+    queue.flush_unschedulable_left_over()
+    assert queue.where("uid-default-g") == "unschedulable"
+    queue.update(gated, {**gated, "spec": {**gated["spec"], "schedulingGates": [{"name": "example.com/other"}]}})
+    assert queue.where("uid-default-g") == "unschedulable"
+    lifted = {**gated, "spec": {k: v for k, v in gated["spec"].items() if k != "schedulingGates"}}
+    queue.update(gated, lifted)
+    assert names(queue) == ["g"]

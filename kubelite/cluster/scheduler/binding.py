@@ -3,7 +3,8 @@ PodScheduled condition of a pod it could not place. No API call is made here.
 
 kube-scheduler binds with a v1 Binding naming the pod (with its uid, so a recreated pod of the same name is not
 bound by mistake) and the target Node (DefaultBinder); the apiserver then sets nodeName and the PodScheduled=True
-condition itself. It records events through the events.k8s.io/v1 API as "default-scheduler": `Scheduled`
+condition itself. It records events through the events.k8s.io/v1 API as "default-scheduler" (instance
+"default-scheduler-<host>"): `Scheduled`
 (Normal, action Binding, "Successfully assigned <ns>/<pod> to <node>") and `FailedScheduling` (Warning, action
 Scheduling, the FitError message). For a pod it cannot place it patches the pod's status with
 PodScheduled=False, reason Unschedulable and the same message (kube's updatePod, a strategic merge patch keyed
@@ -12,6 +13,7 @@ on the condition type).
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
@@ -23,6 +25,19 @@ SCHEDULED: Final = "Scheduled"
 FAILED_SCHEDULING: Final = "FailedScheduling"
 UNSCHEDULABLE: Final = "Unschedulable"
 SCHEDULER_ERROR: Final = "SchedulerError"
+NOTE_LENGTH_LIMIT: Final = 1024  # events.k8s.io's limit on `note`
+
+
+def reporting_instance(host: str | None = None) -> str:
+    """The events recorder's reportingInstance: the controller's name and the host it runs on."""
+    return f"{SCHEDULER_NAME}-{host or socket.gethostname()}"
+
+
+def truncate_note(message: str) -> str:
+    """kube-scheduler's truncateMessage: a FitError longer than an event note may be is cut, marked " ..."."""
+    if len(message) <= NOTE_LENGTH_LIMIT:
+        return message
+    return message[:NOTE_LENGTH_LIMIT - 4] + " ..."
 
 
 def _metadata(pod: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -70,17 +85,18 @@ def _event(pod: Mapping[str, Any], *, event_type: str, reason: str, action: str,
 
 
 def scheduled_event(pod: Mapping[str, Any], node_name: str, *, now: datetime,
-                    instance: str = SCHEDULER_NAME) -> dict[str, Any]:
+                    instance: str | None = None) -> dict[str, Any]:
     metadata = _metadata(pod)
     note = f"Successfully assigned {metadata.get('namespace')}/{metadata.get('name')} to {node_name}"
     return _event(pod, event_type="Normal", reason=SCHEDULED, action="Binding", note=note, now=now,
-                  instance=instance)
+                  instance=instance or reporting_instance())
 
 
 def failed_scheduling_event(pod: Mapping[str, Any], message: str, *, now: datetime,
-                            instance: str = SCHEDULER_NAME) -> dict[str, Any]:
-    return _event(pod, event_type="Warning", reason=FAILED_SCHEDULING, action="Scheduling", note=message, now=now,
-                  instance=instance)
+                            instance: str | None = None) -> dict[str, Any]:
+    """The event's note is the message cut to the note limit; the PodScheduled condition keeps it whole."""
+    return _event(pod, event_type="Warning", reason=FAILED_SCHEDULING, action="Scheduling",
+                  note=truncate_note(message), now=now, instance=instance or reporting_instance())
 
 
 def unschedulable_condition(message: str, *, now: datetime, reason: str = UNSCHEDULABLE) -> dict[str, Any]:

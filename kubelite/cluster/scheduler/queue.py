@@ -12,8 +12,10 @@ Three places hold a pod waiting for a cycle:
   rejected them, to backoffQ if still backing off, else to activeQ; `flush_unschedulable_left_over` moves those
   that waited longer than 5 min (podMaxInUnschedulablePodsDuration) whatever happened, and `run` calls it every
   30 s.
-A popped pod is in flight until `done`; if a cluster event came while it was being scheduled, a failure sends it to
-backoffQ rather than unschedulablePods, so the event is not lost (kube's moveRequestCycle).
+A pod with `spec.schedulingGates` waits in unschedulablePods, whatever the events, until an update lifts its
+gates (kube's SchedulingGates PreEnqueue plugin). A popped pod is in flight until `done`; if a cluster event
+came while it was being scheduled, a failure sends it to backoffQ rather than unschedulablePods, so the event is
+not lost (kube's moveRequestCycle).
 
 Invariant: a pod's uid is in at most one of `_active`, `_backoff`, `_unschedulable`, and never in one of them
 while in `_in_flight`. The heaps are lazy: an entry whose uid maps to another entry object is stale and skipped.
@@ -53,6 +55,9 @@ EVENT_HELPS: Final[Mapping[str, frozenset[str] | None]] = {
 }
 
 
+GATED: Final = frozenset(("SchedulingGates",))
+
+
 class QueueClosedError(Exception):
     """`pop` on a queue that was closed."""
 
@@ -60,6 +65,10 @@ class QueueClosedError(Exception):
 def pod_uid(pod: Mapping[str, Any]) -> str:
     metadata = pod.get("metadata") or {}
     return str(metadata.get("uid") or f"{metadata.get('namespace') or ''}/{metadata.get('name') or ''}")
+
+
+def _gated(pod: Mapping[str, Any]) -> bool:
+    return bool((pod.get("spec") or {}).get("schedulingGates"))
 
 
 def _priority(pod: Mapping[str, Any]) -> int:
@@ -160,8 +169,11 @@ class SchedulingQueue:
         return self._unschedulable.pop(uid, None)
 
     def _requeue(self, info: QueuedPodInfo) -> None:
-        """To backoffQ while the pod's backoff lasts, else to activeQ."""
-        if info.attempts and self._clock.monotonic() < self.backoff_expiry(info):
+        """To backoffQ while the pod's backoff lasts, else to activeQ; a gated pod back to unschedulablePods."""
+        if _gated(info.pod):
+            info.unschedulable_plugins = GATED
+            self._unschedulable[info.uid] = info
+        elif info.attempts and self._clock.monotonic() < self.backoff_expiry(info):
             self._push_backoff(info)
         else:
             self._push_active(info)
@@ -174,7 +186,7 @@ class SchedulingQueue:
         if self.where(uid) is not None:
             self.update(pod, pod)
             return
-        self._push_active(QueuedPodInfo(pod, uid, self._clock.monotonic()))
+        self._requeue(QueuedPodInfo(pod, uid, self._clock.monotonic()))
 
     def update(self, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
         """A pending pod changed. In activeQ or backoffQ it stays (re-sorted); in unschedulablePods a change may
@@ -195,6 +207,8 @@ class SchedulingQueue:
         elif place == "backoff":
             self._push_backoff(info)
         elif old is not None and _spec_changed(old, new):
+            if info.unschedulable_plugins is GATED:
+                info.unschedulable_plugins = frozenset()
             self._requeue(info)
         else:
             self._unschedulable[uid] = info
@@ -260,8 +274,8 @@ class SchedulingQueue:
     def move_on_event(self, event: str) -> int:
         """A cluster event: move the unschedulable pods it may help on. Returns how many moved."""
         helps = EVENT_HELPS.get(event, _ALL_PLUGINS)
-        moving = [info for info in self._unschedulable.values()
-                  if helps is None or not info.unschedulable_plugins or info.unschedulable_plugins & helps]
+        moving = [info for info in self._unschedulable.values() if info.unschedulable_plugins is not GATED and (
+            helps is None or not info.unschedulable_plugins or info.unschedulable_plugins & helps)]
         for info in moving:
             del self._unschedulable[info.uid]
             self._requeue(info)
@@ -287,7 +301,8 @@ class SchedulingQueue:
         for info in self._unschedulable.values():
             if now - info.timestamp <= self._max_in_unschedulable:
                 break  # arrival order: the rest came later
-            stale.append(info)
+            if info.unschedulable_plugins is not GATED:
+                stale.append(info)
         for info in stale:
             del self._unschedulable[info.uid]
             self._requeue(info)

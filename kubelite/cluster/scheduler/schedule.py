@@ -13,9 +13,10 @@ in 1.34, says so for every pod without claims), then DefaultPreemption's.
 Preemption itself is not performed; its verdict is worked out as kube's DefaultPreemption would reach it when it
 finds no victims: "not eligible due to preemptionPolicy=Never.", or per node "Preemption is not helpful for
 scheduling" (rejected unresolvably), "No preemption victims found for incoming pod" (no pod of lower priority),
-or the reasons the node still fails for with all lower-priority pods gone. When removing lower-priority pods
-would make room somewhere, kube would preempt and its message carries no PostFilter part at all;
-`Decision.preemption_might_help` says so.
+or the reasons the node still fails for with all lower-priority pods gone (re-checked with the cycle's prepared
+state, so inter-pod affinity and spread counts still include the removed pods; kube adjusts them). When
+removing lower-priority pods would make room somewhere, kube would preempt and its message carries no PostFilter
+part at all; `Decision.preemption_might_help` says so.
 """
 
 from __future__ import annotations
