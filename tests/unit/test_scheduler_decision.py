@@ -121,3 +121,31 @@ def test_failed_filters_count_as_evaluated_nodes() -> None:
     scheduler = Scheduler(seed=0)
     decision = scheduler.schedule(make_pod("p"), Snapshot.of(nodes, []))
     assert decision.feasible == 100 and decision.evaluated == 200
+
+
+def daemon_pod(name: str, *nodes: str, cpu: str = "1") -> dict[str, object]:
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": list(nodes)}]}
+    return make_pod(name, cpu=cpu, affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}})
+
+
+def test_a_pod_pinned_by_name_is_filtered_only_on_its_node() -> None:
+    snapshot = Snapshot.of([make_node("a", cpu="1"), make_node("b"), make_node("c")], [])
+    assert schedule(daemon_pod("ds-b", "b"), snapshot).node_name == "b"
+    decision = schedule(daemon_pod("ds-a", "a", cpu="2"), snapshot)
+    assert decision.message == (
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+        "no new claims to deallocate, preemption: 0/3 nodes are available: "
+        "1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.")
+    assert decision.evaluated == 1
+
+
+def test_name_terms_that_cannot_all_hold_conflict() -> None:
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a"]},
+                            {"key": "metadata.name", "operator": "In", "values": ["b"]}]}
+    pod = make_pod("p", affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}})
+    decision = schedule(pod, Snapshot.of([make_node("a"), make_node("b")], []))
+    assert decision.message == (
+        "0/2 nodes are available: pod affinity terms conflict. no new claims to deallocate, "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")

@@ -31,8 +31,10 @@ from kubelite.cluster.scheduler.plugins import default_filters, default_scores
 from kubelite.cluster.scheduler.plugins.base import (
     SKIP,
     UNRESOLVABLE,
+    UNSCHEDULABLE,
     CycleState,
     FilterPlugin,
+    PreFilterResult,
     ScorePlugin,
     Status,
 )
@@ -109,20 +111,32 @@ class Scheduler:
             return Decision(None, NO_NODES_MESSAGE)
         state = CycleState(PodInfo(pod), snapshot)
         active: list[FilterPlugin] = []
+        allowed: frozenset[str] | None = None
+        narrowing: list[str] = []
         for plugin in self.filters:
             verdict = plugin.pre_filter(state)
             if verdict is SKIP:
                 continue
+            if isinstance(verdict, PreFilterResult):
+                narrowing.append(plugin.name)
+                allowed = verdict.node_names if allowed is None else allowed & verdict.node_names
+                if not allowed:
+                    verdict = Status((_no_node_satisfies(narrowing),), UNSCHEDULABLE, plugin.name)
             if isinstance(verdict, Status):
-                statuses = {node.name: verdict for node in nodes}
-                post = self._preemption_verdict(state, nodes, statuses, active)
-                message = fit_error_message(len(nodes), statuses, pre_filter=verdict.message, post_filter=post)
-                return Decision(None, message, len(nodes), 0, statuses, rejected_by=frozenset((verdict.plugin,)))
+                return self._rejected_in_pre_filter(state, nodes, verdict, active)
             active.append(plugin)
 
-        feasible, statuses = self._find_feasible(state, nodes, active)
+        absent: dict[str, Status] = {}
+        candidates = nodes
+        if allowed is not None:
+            candidates = [node for node in nodes if node.name in allowed]
+            left_out = Status((f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]",), UNRESOLVABLE,
+                              narrowing[0])
+            absent = {node.name: left_out for node in nodes if node.name not in allowed}
+        feasible, statuses = self._find_feasible(state, candidates, active)
+        statuses.update(absent)
         rejected_by = frozenset(status.plugin for status in statuses.values())
-        evaluated = len(feasible) + len(statuses)
+        evaluated = len(feasible) + len(statuses) - len(absent)
         if not feasible:
             post = self._preemption_verdict(state, nodes, statuses, active)
             message = fit_error_message(len(nodes), statuses, post_filter=post)
@@ -137,10 +151,19 @@ class Scheduler:
 
     # -- the phases --------------------------------------------------------------------------------------
 
+    def _rejected_in_pre_filter(self, state: CycleState, nodes: list[NodeInfo], verdict: Status,
+                                active: list[FilterPlugin]) -> Decision:
+        statuses = {node.name: verdict for node in nodes}
+        post = self._preemption_verdict(state, nodes, statuses, active)
+        message = fit_error_message(len(nodes), statuses, pre_filter=verdict.message, post_filter=post)
+        return Decision(None, message, len(nodes), 0, statuses, rejected_by=frozenset((verdict.plugin,)))
+
     def _find_feasible(self, state: CycleState, nodes: list[NodeInfo],
                        active: list[FilterPlugin]) -> tuple[list[NodeInfo], dict[str, Status]]:
-        wanted = num_feasible_nodes_to_find(len(nodes), self.percentage_of_nodes_to_score)
         count = len(nodes)
+        if not count:
+            return [], {}
+        wanted = num_feasible_nodes_to_find(count, self.percentage_of_nodes_to_score)
         start = self.next_start_node_index % count
         feasible: list[NodeInfo] = []
         statuses: dict[str, Status] = {}
@@ -219,6 +242,12 @@ def _without(node: NodeInfo, victims: list[PodInfo]) -> NodeInfo:
         if info.uid not in leaving:
             copy.add_pod(info)
     return copy
+
+
+def _no_node_satisfies(plugins: list[str]) -> str:
+    if len(plugins) == 1:
+        return f"node(s) didn't satisfy plugin {plugins[0]}"
+    return f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
 
 
 def schedule(pod: Mapping[str, Any], snapshot: Snapshot, *, seed: int | None = None) -> Decision:

@@ -51,6 +51,13 @@ class _Skip:
 SKIP: Final = _Skip()
 
 
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """pre_filter's answer that only these nodes can fit (kube's PreFilterResult); the filter still runs on them."""
+
+    node_names: frozenset[str]
+
+
 @dataclass(slots=True)
 class CycleState:
     """What one scheduling cycle knows: the pod, the snapshot, and each plugin's prepared data by plugin name."""
@@ -63,8 +70,9 @@ class CycleState:
 class FilterPlugin(Protocol):
     name: str
 
-    def pre_filter(self, state: CycleState) -> Status | _Skip | None:
-        """None: go on to `filter`; SKIP: nothing to check; a Status: no node fits, for this reason."""
+    def pre_filter(self, state: CycleState) -> Status | _Skip | PreFilterResult | None:
+        """None: go on to `filter`; SKIP: nothing to check; a Status: no node fits, for this reason; a
+        PreFilterResult: only the nodes it names are worth filtering."""
         ...
 
     def filter(self, state: CycleState, node: NodeInfo) -> Status | None:

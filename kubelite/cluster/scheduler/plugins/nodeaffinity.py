@@ -4,6 +4,9 @@ node affinity terms add their weights (score, scaled so the best node gets 100).
 Node selector terms are ORed, a term's expressions ANDed; a term with no expressions and no fields matches no
 node, an empty term list matches no node (v1helper / component-helpers nodeaffinity). `matchFields` knows only
 `metadata.name`. A term kube would reject as invalid matches nothing.
+
+When every required term names its nodes (`matchFields` metadata.name In, as the DaemonSet controller writes),
+the pre-filter hands the union of those names to the cycle, which filters only them (kube's PreFilterResult).
 """
 
 from __future__ import annotations
@@ -11,10 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubelite.cluster.scheduler.plugins.base import SKIP, CycleState, Status, _Skip, default_normalize, unresolvable
+from kubelite.cluster.scheduler.plugins.base import (
+    SKIP,
+    CycleState,
+    PreFilterResult,
+    Status,
+    _Skip,
+    default_normalize,
+    unresolvable,
+)
 from kubelite.cluster.scheduler.snapshot import NodeInfo, PodInfo
 
 REASON = "node(s) didn't match Pod's node affinity/selector"
+CONFLICT_REASON = "pod affinity terms conflict"
 
 
 def _as_int(text: str) -> int | None:
@@ -61,6 +73,21 @@ def term_matches(term: Mapping[str, Any], name: str, labels: Mapping[str, str]) 
     return True
 
 
+def named_nodes(terms: Sequence[Mapping[str, Any]]) -> frozenset[str] | None:
+    """The nodes the terms can only match by name, or None when some term may match any node."""
+    names: set[str] = set()
+    for term in terms:
+        term_names: set[str] | None = None
+        for requirement in term.get("matchFields") or ():
+            if requirement.get("key") == "metadata.name" and requirement.get("operator") == "In":
+                values = {str(v) for v in requirement.get("values") or ()}
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None
+        names |= term_names
+    return frozenset(names) if terms else None
+
+
 class RequiredNodeAffinity:
     """The pod's nodeSelector and required node selector terms, ready to test against nodes."""
 
@@ -92,12 +119,17 @@ class NodeAffinity:
     name = "NodeAffinity"
     weight = 2
 
-    def pre_filter(self, state: CycleState) -> Status | _Skip | None:
+    def pre_filter(self, state: CycleState) -> Status | _Skip | PreFilterResult | None:
         required = RequiredNodeAffinity(state.pod)
         if required.empty:
             return SKIP
         state.data[self.name] = required
-        return None
+        names = named_nodes(required.terms or ())
+        if names is None:
+            return None
+        if not names:
+            return unresolvable(self.name, CONFLICT_REASON)
+        return PreFilterResult(names)
 
     def filter(self, state: CycleState, node: NodeInfo) -> Status | None:
         required: RequiredNodeAffinity = state.data[self.name]
