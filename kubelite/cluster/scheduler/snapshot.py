@@ -34,7 +34,8 @@ from kubelite.cluster.scheduler.terms import (
     pod_affinity,
 )
 
-Obj = Mapping[str, Any]
+# objects as the API serves them, only read here (kubelite.apimachinery.meta.Obj is the mutable form)
+ApiObject = Mapping[str, Any]
 
 
 class PodInfo:
@@ -55,7 +56,7 @@ class PodInfo:
         "uid",
     )
 
-    def __init__(self, pod: Obj) -> None:
+    def __init__(self, pod: ApiObject) -> None:
         metadata = pod.get("metadata") or {}
         spec = pod.get("spec") or {}
         self.pod = pod
@@ -93,7 +94,7 @@ class NodeInfo:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.node: Obj | None = None
+        self.node: ApiObject | None = None
         self.labels: Mapping[str, str] = {}
         self.taints: tuple[Taint, ...] = ()
         self.unschedulable = False
@@ -106,7 +107,7 @@ class NodeInfo:
         self.pods_with_required_anti_affinity: dict[str, PodInfo] = {}
         self.generation = 0
 
-    def set_node(self, node: Obj | None) -> None:
+    def set_node(self, node: ApiObject | None) -> None:
         self.node = node
         self.generation += 1
         if node is None:
@@ -188,7 +189,7 @@ class Snapshot:
 
     # -- nodes -------------------------------------------------------------------------------------------
 
-    def add_node(self, node: Obj) -> None:
+    def add_node(self, node: ApiObject) -> None:
         name = str((node.get("metadata") or {}).get("name") or "")
         info = self._nodes.get(name)
         if info is None:
@@ -199,7 +200,7 @@ class Snapshot:
 
     update_node = add_node
 
-    def remove_node(self, node: Obj | str) -> None:
+    def remove_node(self, node: ApiObject | str) -> None:
         name = node if isinstance(node, str) else str((node.get("metadata") or {}).get("name") or "")
         info = self._nodes.get(name)
         if info is None:
@@ -234,7 +235,7 @@ class Snapshot:
             del self._nodes[info.node_name]
         return info
 
-    def add_pod(self, pod: Obj) -> None:
+    def add_pod(self, pod: ApiObject) -> None:
         """A pod seen bound to a node (or changed); pods without a node, or finished, are not counted. Confirms an
         assumed pod."""
         info = PodInfo(pod)
@@ -247,12 +248,12 @@ class Snapshot:
 
     update_pod = add_pod
 
-    def remove_pod(self, pod: Obj) -> None:
+    def remove_pod(self, pod: ApiObject) -> None:
         uid = PodInfo(pod).uid
         self._assumed.discard(uid)
         self._unplace(uid)
 
-    def assume_pod(self, pod: Obj, node_name: str) -> PodInfo:
+    def assume_pod(self, pod: ApiObject, node_name: str) -> PodInfo:
         """Count `pod` on `node_name` from now on, before its binding is seen."""
         spec = dict(pod.get("spec") or {})
         spec["nodeName"] = node_name
@@ -263,7 +264,7 @@ class Snapshot:
         self._assumed.add(info.uid)
         return info
 
-    def forget_pod(self, pod: Obj) -> None:
+    def forget_pod(self, pod: ApiObject) -> None:
         """Undo `assume_pod` (the binding failed); a pod already confirmed bound is left alone."""
         uid = PodInfo(pod).uid
         if uid in self._assumed:
@@ -271,7 +272,7 @@ class Snapshot:
             self._unplace(uid)
 
     @classmethod
-    def of(cls, nodes: list[Obj], pods: list[Obj], **options: Any) -> Snapshot:
+    def of(cls, nodes: list[ApiObject], pods: list[ApiObject], **options: Any) -> Snapshot:
         snapshot = cls(**options)
         for node in nodes:
             snapshot.add_node(node)
