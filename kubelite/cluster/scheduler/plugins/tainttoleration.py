@@ -1,9 +1,9 @@
 """TaintToleration: a node's NoSchedule and NoExecute taints keep out pods that do not tolerate them (filter);
 untolerated PreferNoSchedule taints make a node less wanted (score: fewer is better, reversed to 0-100).
 
-The reason names no taint: since Kubernetes 1.34 (kubernetes/kubernetes#134740, also in 1.33 and 1.32 patch
-releases) the scheduler no longer writes a node's taint key and value into the pods' status and events; before,
-it read "node(s) had untolerated taint {key: value}".
+The reason names no taint: since kubernetes/kubernetes#134740 (in 1.35, and in 1.34's patch releases) the
+scheduler no longer writes a node's taint key and value into pods' status and events, which may expose them;
+before, it read "node(s) had untolerated taint {key: value}".
 """
 
 from __future__ import annotations
