@@ -209,3 +209,13 @@ def test_gated_pods_wait_until_their_gates_are_lifted() -> None:
     lifted = {**gated, "spec": {k: v for k, v in gated["spec"].items() if k != "schedulingGates"}}
     queue.update(gated, lifted)
     assert names(queue) == ["g"]
+
+
+def test_a_pod_deleted_during_its_cycle_does_not_come_back() -> None:
+    queue = SchedulingQueue(FakeClock())
+    pod = make_pod("p")
+    queue.add(pod)
+    info = popped(queue)
+    queue.delete(pod)
+    fail(queue, info)
+    assert queue.where(info.uid) is None and len(queue) == 0

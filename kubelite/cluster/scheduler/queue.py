@@ -258,10 +258,10 @@ class SchedulingQueue:
         or after a cluster event or an update during its cycle, it goes to backoffQ; otherwise it waits in
         unschedulablePods for an event."""
         uid = info.uid
+        if uid not in self._in_flight:
+            return  # deleted while it was being scheduled
         updated = uid in self._updated_in_flight
         self.done(uid)
-        if self.where(uid) is not None:
-            return
         info.timestamp = self._clock.monotonic()
         info.unschedulable_plugins = frozenset(rejected_by)
         if not info.unschedulable_plugins or updated or self._move_request_cycle >= scheduling_cycle:
