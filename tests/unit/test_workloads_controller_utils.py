@@ -222,3 +222,18 @@ def test_pod_from_template_carries_labels_annotations_and_the_controller_ref() -
     built["metadata"]["labels"]["app"] = "changed"
     assert template["spec"]["containers"][0]["image"] == "nginx"
     assert template["metadata"]["labels"]["app"] == "web"
+
+
+def test_sidecar_restarts_break_a_tie_of_regular_restarts() -> None:
+    def with_sidecar(name: str, restarts: int) -> Obj:
+        p = pod(name, restarts=2)
+        p["spec"]["initContainers"] = [{"name": "proxy", "restartPolicy": "Always"}, {"name": "setup"}]
+        p["status"]["initContainerStatuses"] = [
+            {"name": "proxy", "restartCount": restarts},
+            {"name": "setup", "restartCount": 50},  # not a sidecar: does not count
+        ]
+        return p
+
+    calm, flapping = with_sidecar("calm", 1), with_sidecar("flapping", 9)
+    assert names(active_pods_ranked([calm, flapping], [], NOW)) == ["flapping", "calm"]
+    assert names(active_pods_ranked([calm, pod("busier", restarts=3)], [], NOW)) == ["busier", "calm"]

@@ -97,9 +97,16 @@ def _deletion_cost(pod: Obj) -> int:
         return 0
 
 
-def _max_restarts(pod: Obj) -> int:
-    statuses = pod.get("status", {}).get("containerStatuses") or []
-    return max((status.get("restartCount", 0) for status in statuses), default=0)
+def _max_restarts(pod: Obj) -> tuple[int, int]:
+    """The most restarts of a regular container, then of a sidecar (an init container that always restarts)."""
+    status = pod.get("status", {})
+    regular = max((c.get("restartCount", 0) for c in status.get("containerStatuses") or []), default=0)
+    sidecars = {
+        c.get("name") for c in pod.get("spec", {}).get("initContainers") or [] if c.get("restartPolicy") == "Always"
+    }
+    init_statuses = status.get("initContainerStatuses") or []
+    sidecar = max((c.get("restartCount", 0) for c in init_statuses if c.get("name") in sidecars), default=0)
+    return regular, sidecar
 
 
 def _log_rank(when: datetime, now: datetime) -> int:
@@ -150,7 +157,7 @@ class _Ranked:
             if since_a != since_b:
                 return _newer_first(since_a, since_b, self.now, uid_a, uid_b)
         restarts_a, restarts_b = _max_restarts(a), _max_restarts(b)
-        if restarts_a != restarts_b:
+        if restarts_a != restarts_b:  # regular containers first, sidecars to break a tie
             return restarts_a > restarts_b
         created_a = _time(a.get("metadata", {}).get("creationTimestamp"))
         created_b = _time(b.get("metadata", {}).get("creationTimestamp"))

@@ -390,10 +390,11 @@ def _replica_set_fraction(rs: Obj, d: Obj) -> int:
         return -replicas(rs)
     deployment_max = replicas(d) + max_surge(d)
     before = _max_replicas_annotation(rs)
-    if not before:
+    if before is None:
+        # a ReplicaSet edited by hand or older than the annotation: the Deployment's current size
         before = status_int(d, "replicas")
-        if before == 0:
-            return 0
+    if before == 0:
+        return 0  # kube would divide by zero here; no share is the safe reading
     return _round_to_int32(replicas(rs) * deployment_max / before) - replicas(rs)
 
 
