@@ -12,6 +12,7 @@ from kubelite.apimachinery.meta import Obj, rfc3339
 from kubelite.client.clock import FakeClock
 from kubelite.controllers.workloads.controller_utils import (
     ControllerExpectations,
+    UIDTrackingExpectations,
     active_pods_ranked,
     filter_active_pods,
     is_pod_available,
@@ -237,3 +238,14 @@ def test_sidecar_restarts_break_a_tie_of_regular_restarts() -> None:
     calm, flapping = with_sidecar("calm", 1), with_sidecar("flapping", 9)
     assert names(active_pods_ranked([calm, flapping], [], NOW)) == ["flapping", "calm"]
     assert names(active_pods_ranked([calm, pod("busier", restarts=3)], [], NOW)) == ["busier", "calm"]
+
+
+def test_uid_tracking_counts_each_expected_deletion_once() -> None:
+    expectations = UIDTrackingExpectations()
+    expectations.expect_deletions_of("default/rs", ["default/a", "default/b"], 0.0)
+    expectations.deletion_of_observed("default/rs", "default/a")
+    expectations.deletion_of_observed("default/rs", "default/a")  # the delete after the graceful update
+    expectations.deletion_of_observed("default/rs", "default/stranger")
+    assert expectations.get("default/rs") == (0, 1)
+    expectations.deletion_of_observed("default/rs", "default/b")
+    assert expectations.satisfied("default/rs", 0.0)

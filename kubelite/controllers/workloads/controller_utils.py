@@ -23,6 +23,7 @@ __all__ = [
     "BURST_REPLICAS",
     "EXPECTATIONS_TTL_SECONDS",
     "ControllerExpectations",
+    "UIDTrackingExpectations",
     "active_pods_ranked",
     "compute_hash",
     "controller_ref",
@@ -243,6 +244,30 @@ class ControllerExpectations:
 
     def delete(self, key: str) -> None:
         self._records.pop(key, None)
+
+
+@dataclass
+class UIDTrackingExpectations(ControllerExpectations):
+    """Expectations that remember which pods a controller deleted (UIDTrackingControllerExpectations), so a
+    deletion is counted once, and only for a pod this controller asked to delete: the ReplicaSet controller
+    sees each pod's deletion twice (the graceful update, then the delete) and others' deletions too."""
+
+    _deleting: dict[str, set[str]] = field(default_factory=dict)
+
+    def expect_deletions_of(self, key: str, pod_keys: Iterable[str], now: float) -> None:
+        pending = set(pod_keys)
+        self._deleting[key] = pending
+        self.expect_deletions(key, len(pending), now)
+
+    def deletion_of_observed(self, key: str, pod_key: str) -> None:
+        pending = self._deleting.get(key)
+        if pending is not None and pod_key in pending:
+            pending.discard(pod_key)
+            self.deletion_observed(key)
+
+    def delete(self, key: str) -> None:
+        super().delete(key)
+        self._deleting.pop(key, None)
 
 
 # -- slow start --------------------------------------------------------------------------------------------

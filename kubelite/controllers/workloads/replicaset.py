@@ -183,8 +183,11 @@ class ReplicaSetSync:
     copies of the pod to POST (the server names them; record `created_event(name)` for each success,
     `create_failed_event(err)` for a failure, and stop at the end of the first slow-start batch that had
     one). `delete` are the pods to DELETE, with `delete_events` to record as they succeed. `expect_creations`
-    / `expect_deletions` are set before the writes. `status` is the status to write, or None when it is
-    unchanged; `requeue_after` asks for a resync after minReadySeconds while ready pods wait to be available.
+    (a count) and `expect_deletions` (pod keys, for `UIDTrackingExpectations.expect_deletions_of`) are
+    recorded before the writes; creations never made (after a failed batch) are un-expected with
+    `lower_expectations`. `status` is the status to write, or None when it is unchanged (if a write failed,
+    write `replica_set_status(..., error, now)` instead); `requeue_after` asks for a resync after
+    minReadySeconds while ready pods wait to be available.
     """
 
     claimed: list[Obj] = field(default_factory=list)
