@@ -659,3 +659,49 @@ def test_a_failed_create_is_reported_on_the_progressing_condition() -> None:
         "reason": "ReplicaSetCreateError",
         "message": 'Failed to create new replica set "web-abc": quota exceeded',
     }
+
+
+# -- claiming and deletion ----------------------------------------------------------------------------------------
+
+
+def test_matching_orphan_replica_sets_are_adopted_and_others_released() -> None:
+    d = deployment(1)
+    name = new_rs_name(d)
+    orphan = {
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "uid": "rs-1",
+            "labels": {"app": "web"},
+            "creationTimestamp": rfc3339(START),
+        },
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": d["spec"]["template"]["spec"]},
+        },
+        "status": {"replicas": 1, "availableReplicas": 1, "readyReplicas": 1},
+    }
+    owned_ref = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "d-uid", "controller": True}
+    strayed = {
+        "metadata": {"name": "web-old", "namespace": "default", "uid": "rs-2", "labels": {"app": "db"}},
+        "spec": {"replicas": 0, "template": {"metadata": {"labels": {"app": "db"}}}},
+    }
+    strayed["metadata"]["ownerReferences"] = [owned_ref]
+    plan = sync_deployment(d, [orphan, strayed], now=START)
+    adopt, release = plan.actions[0], plan.actions[1]
+    assert (adopt.verb, adopt.resource, adopt.name) == ("patch", "replicasets", name)
+    assert adopt.obj == {"metadata": {"ownerReferences": [{**owned_ref, "blockOwnerDeletion": True}], "uid": "rs-1"}}
+    assert (release.verb, release.name) == ("patch", "web-old")
+    assert release.obj == {"metadata": {"ownerReferences": [{"$patch": "delete", "uid": "d-uid"}], "uid": "rs-2"}}
+    # the adopted ReplicaSet is the new one: no second ReplicaSet is created
+    assert ("create", "replicasets", name) not in plan.verbs()
+
+
+def test_a_deployment_being_deleted_only_updates_its_status() -> None:
+    cluster = rolled_out(deployment(2))
+    cluster.d["metadata"]["deletionTimestamp"] = rfc3339(cluster.now)
+    change_template(cluster, "nginx:2")
+    plan = cluster.sync()
+    assert all(action.resource == "deployments" for action in plan.actions)
+    assert plan.events == []
