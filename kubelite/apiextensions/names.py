@@ -115,9 +115,10 @@ def resource_spec(crd: Obj, version_name: str) -> ResourceSpec:
     kind = str(names.get("kind") or "")
     subs: list[SubresourceSpec] = []
     declared = subresources(crd, version_name)
-    if "status" in declared:
+    # a null subresource is an unset one, as kube decodes it
+    if isinstance(declared.get("status"), Mapping):
         subs.append(SubresourceSpec("status"))
-    if "scale" in declared:
+    if isinstance(declared.get("scale"), Mapping):
         subs.append(SubresourceSpec("scale", group="autoscaling", version="v1", kind="Scale"))
     return ResourceSpec(
         group=str(spec.get("group") or ""),

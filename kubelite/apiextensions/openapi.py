@@ -108,6 +108,8 @@ def _structural(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The schema as kube's structural schema writes it back: known keywords only, false flags omitted."""
     out: dict[str, Any] = {}
     for key, value in schema.items():
+        if value is None:
+            continue  # a null keyword is an unset pointer to kube: it is not written back
         if key in _KEPT:
             out[key] = copy.deepcopy(value)
         elif key in _FLAGS:
@@ -158,11 +160,15 @@ def _add_embedded(schema: dict[str, Any]) -> None:
             _add_embedded(schema[key])
     if schema.get("x-kubernetes-embedded-resource") is not True:
         return
-    properties = schema.setdefault("properties", {})
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        properties = schema["properties"] = {}
     properties["apiVersion"] = {**_typed_property(_TYPED_KIND, "apiVersion"), "description": _EMBEDDED_API_VERSION}
     properties["kind"] = {**_typed_property(_TYPED_KIND, "kind"), "description": _EMBEDDED_KIND}
     properties["metadata"] = _object_meta()
-    required = schema.setdefault("required", [])
+    required = schema.get("required")
+    if not isinstance(required, list):
+        required = schema["required"] = []
     for name in ("kind", "apiVersion"):
         if name not in required:
             required.append(name)

@@ -178,7 +178,11 @@ class CustomResourceServing:
                 await entry.converter.close()
             raise
         self._served[name] = built
-        self.openapi.crd_served(crd)
+        try:
+            # what is served is served: a CRD the documents cannot take is logged, not retried for ever
+            self.openapi.crd_served(crd)
+        except Exception:
+            log.exception("%s: its OpenAPI could not be published", name)
         for listener in self.listeners:
             listener.resource_added(built.group, built.plural)
 
@@ -195,7 +199,10 @@ class CustomResourceServing:
                 log.exception("%s: a listener failed as %s.%s went", name, entry.plural, entry.group)
         await self.registry.unregister(entry.group, entry.plural)
         await entry.converter.close()
-        self.openapi.crd_removed(entry.crd)
+        try:
+            self.openapi.crd_removed(entry.crd)
+        except Exception:
+            log.exception("%s: its OpenAPI could not be withdrawn", name)
 
     async def close(self) -> None:
         for name in list(self._served):

@@ -120,8 +120,8 @@ def _first(template: jsonpath.Template, obj: Obj) -> Any:
     """The first value the path finds; _NOTHING when it finds none or fails."""
     try:
         results = template.find_results(obj, allow_missing_keys=True)
-    except jsonpath.JSONPathError:
-        return _NOTHING
+    except (jsonpath.JSONPathError, RecursionError):
+        return _NOTHING  # a path nested past Python's stack prints nothing, as one that fails
     if not results or not results[0]:
         return _NOTHING
     return results[0][0]

@@ -26,6 +26,10 @@ from kubelite.apimachinery import gofmt
 __all__ = ["NO_VALUE", "JSONPathError", "Template", "parse", "print_results", "text_of"]
 
 
+
+#: the most values one step of a template may find (client-go has no bound; a server needs one)
+MAX_RESULTS = 10_000
+
 class JSONPathError(ValueError):
     """A template that does not parse, or that fails on the data it runs over; the text is client-go's.
 
@@ -545,6 +549,9 @@ class _Run:
             except JSONPathError as err:
                 err.partial = values
                 raise
+            if len(results) > MAX_RESULTS:
+                # unions of unions multiply what they find: a path cannot make a server build millions of values
+                raise JSONPathError(f"the template finds more than {MAX_RESULTS} values")
         return results
 
     def identifier(self, values: list[Any], node: IdentifierNode) -> list[Any]:

@@ -55,6 +55,22 @@ class _Loader(_SafeLoader):
         return mapping
 
 
+def _construct_value_tag(loader: _Loader, node: yaml.ScalarNode) -> str:
+    """A bare `=` is YAML 1.1's "value" key type, which go-yaml reads as the string it is (an enum of operators
+    writes it so)."""
+    return str(loader.construct_scalar(node))
+
+
+def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int | float:
+    """An integer beyond 64 bits is the float go-yaml makes of it, not a number no encoder here can write."""
+    value = _SafeLoader.construct_yaml_int(loader, node)
+    return float(value) if not -(2**63) <= value < 2**64 else value
+
+
+_Loader.add_constructor("tag:yaml.org,2002:value", _construct_value_tag)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
 def _key_text(key: Any) -> str:
     """sigs.k8s.io/yaml's text for a map key that is not a string."""
     if isinstance(key, str):

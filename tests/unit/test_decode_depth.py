@@ -55,7 +55,8 @@ def test_a_yaml_integer_beyond_64_bits_does_not_hide_deep_nesting() -> None:
     with pytest.raises(serializers.DecodeError, match=r"^exceeded max depth$"):
         serializers.loads_yaml(head + nested_arrays(LIMIT))  # one level more with the document itself
     decoded = serializers.loads_yaml(head + nested_arrays(LIMIT - 1))
-    assert decoded["big"] == 123456789012345678901234567890
+    # the float go-yaml makes of it, as a JSON body's is (orjson): not an integer no encoder can write
+    assert decoded["big"] == 1.2345678901234568e29
 
 
 @pytest.mark.parametrize("filler", [0, 5000, 100_000])

@@ -158,7 +158,7 @@ def failure_status_message(body: bytes) -> str | None:
     """The message of a v1 Status with status Failure in an error answer's body, which client-go prefers."""
     try:
         status = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if (
         isinstance(status, dict)

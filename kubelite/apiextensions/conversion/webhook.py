@@ -18,10 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from kubelite.apiextensions.conversion.none import set_api_version
 from kubelite.apiextensions.conversion.transport import CallError, ConfigError, ServiceResolver, WebhookClient
 from kubelite.apiextensions.conversion.versions import conversion_failed, group_version_string, gvk_string
-from kubelite.apimachinery import gofmt
+from kubelite.apimachinery import gofmt, serializers
 from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.validation import aggregate_message, validate_annotations, validate_labels
 
@@ -141,11 +143,18 @@ def _parse_review(data: bytes) -> dict[str, Any]:
     if not data.lstrip().startswith(b"{"):
         try:
             value = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             value = ""  # YAML reads stray text as a string
         raise _not_an_object(gofmt.json_type(value) if value is not None else "string")
     try:
         review = json.loads(data)
+        # what the server cannot hold is refused here, not when a converted object is encoded later
+        serializers.check_depth(review)
+        orjson.dumps(review)
+    except (RecursionError, serializers.DecodeError) as exc:
+        raise CallError("couldn't get version/kind; json parse error: exceeded max depth") from exc
+    except TypeError as exc:  # orjson: an integer beyond 64 bits
+        raise CallError(f"couldn't get version/kind; json parse error: {exc}") from exc
     except json.JSONDecodeError as exc:
         # encoding/json's syntax errors, approximately: the truncated input kube names exactly
         if exc.pos >= len(exc.doc.rstrip()):

@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from kubelite.apimachinery import schema_definitions
 from kubelite.endpoints.openapi import custom_paths, custom_v2, naming, paths, v2, v2_protobuf, v3
 from kubelite.endpoints.openapi.model import PathItem
 from kubelite.endpoints.openapi.schemas import Flavour, component_schemas, references
@@ -322,9 +323,12 @@ class OpenAPIBuilder:
         self, snapshot: list[tuple[str, list[_Installed]]], flavour: Flavour
     ) -> v3.Components:
         custom: dict[str, Mapping[str, Any]] = {}
+        builtin = schema_definitions.definitions()
         for _, installed in snapshot:
             for entry in installed:
-                custom.update(entry.definitions or {})
+                # the built-in definitions win, as kube-openapi's merge keeps the static spec: a CRD whose
+                # definition name is a built-in one's (a group posing as core) cannot replace it
+                custom.update({k: v for k, v in (entry.definitions or {}).items() if k not in builtin})
 
         def components(roots: Iterable[str]) -> dict[str, Any]:
             if not custom:

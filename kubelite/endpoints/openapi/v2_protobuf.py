@@ -358,12 +358,18 @@ class _Encoder:
             self._set(target, *found, item)
 
     def _set(self, target: Any, name: str, type_name: str, repeated: bool, value: Any) -> None:
+        if value is None:
+            return  # null is an unset field, as gnostic reads it
         if type_name in ("string", "bool", "double", "int64"):
             cast = {"string": str, "bool": bool, "double": float, "int64": int}[type_name]
-            if repeated:
-                getattr(target, name).extend(cast(v) for v in (value if isinstance(value, list) else [value]))
-            else:
-                setattr(target, name, cast(value))
+            values = value if isinstance(value, list) else [value]
+            try:
+                if repeated:
+                    getattr(target, name).extend(cast(v) for v in values if v is not None)
+                else:
+                    setattr(target, name, cast(value))
+            except (TypeError, ValueError, OverflowError):
+                self.unknown.append(name)  # a value this field cannot hold is left out, not a failed document
         elif repeated:
             container = getattr(target, name)
             for item in value if isinstance(value, list) else [value]:
@@ -396,7 +402,7 @@ class _Encoder:
         self._any(target, value)
 
     def _fill_TypeItem(self, target: Any, value: Any) -> None:
-        target.value.extend(value if isinstance(value, list) else [value])
+        target.value.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str))
 
     def _fill_ItemsItem(self, target: Any, value: Any) -> None:
         for item in value if isinstance(value, list) else [value]:
