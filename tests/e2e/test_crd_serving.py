@@ -917,3 +917,41 @@ def test_server_side_apply_cannot_create_while_the_crd_terminates(server: Kubeli
         headers={"Content-Type": "application/merge-patch+json"},
     )
     wait_for(lambda: server.http("GET", path).status == 404)
+
+
+def test_a_hostile_crd_harms_nobody_else(server: KubeliteProcess) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": True,
+                "properties": {"replicas": {"type": "integer", "maximum": None}},
+            }
+        },
+    }
+    exploding = ".spec" + "['a','a','a','a','a','a','a','a','a','a']" * 8
+    columns = [{"name": "Boom", "type": "string", "jsonPath": exploding}]
+    definition = crd(
+        "hostile.example.com", "Slow", versions=[version("v1", schema=schema, additionalPrinterColumns=columns)]
+    )
+    assert server.http("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", definition).status == 201
+    wait_for(lambda: server.http("GET", "/apis/hostile.example.com/v1/slows").status == 200)
+    nested: dict[str, Any] = {}
+    for _ in range(8):
+        nested = {"a": nested}
+    obj = {"apiVersion": "hostile.example.com/v1", "kind": "Slow", "metadata": {"name": "s"}, "spec": nested}
+    assert server.http("POST", "/apis/hostile.example.com/v1/namespaces/default/slows", obj).status == 201
+    started = time.monotonic()
+    table = server.http(
+        "GET",
+        "/apis/hostile.example.com/v1/namespaces/default/slows",
+        headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"},
+    )
+    assert table.status == 200
+    assert table.json()["rows"][0]["cells"][1] is None  # the path finds too much: an empty cell
+    assert time.monotonic() - started < 2
+    proto = server.http(
+        "GET", "/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}
+    )
+    assert proto.status == 200
