@@ -10,7 +10,14 @@ from kubelite.apiextensions.cel import SchemaRules
 from kubelite.apiextensions.registry.customresource import ObjectValidator, VersionRules
 from kubelite.apiextensions.schema import CustomResourceSchema
 from kubelite.apimachinery.meta import Obj
-from kubelite.apimachinery.validation import FieldError
+from kubelite.apimachinery.validation import (
+    NOT_SUPPORTED,
+    REQUIRED,
+    TOO_LONG,
+    TOO_MANY,
+    TYPE_INVALID,
+    FieldError,
+)
 from kubelite.registry.apps.scale import ScalePaths
 
 
@@ -41,8 +48,29 @@ def scale_paths(crd: Obj, version: str) -> tuple[ScalePaths | None, str, str]:
     return paths, spec_path, status_path
 
 
+#: the schema errors after which kube does not run the CEL rules (its hasBlockingErr): the rules would read
+#: values of the wrong type or missing ones
+_BLOCKING = frozenset({REQUIRED, NOT_SUPPORTED, TOO_LONG, TOO_MANY, TYPE_INVALID})
+_NOT_CHECKED = FieldError.invalid(
+    "<nil>",
+    None,
+    "some validation rules were not checked because the object was invalid; correct the existing errors to "
+    "complete validation",
+)
+
+
+def _with_rules(
+    schema_errors: list[FieldError], cel: SchemaRules | None, obj: Obj, old: Obj | None
+) -> list[FieldError]:
+    if cel is None:
+        return schema_errors
+    if any(err.type in _BLOCKING for err in schema_errors):
+        return [*schema_errors, _NOT_CHECKED]
+    return [*schema_errors, *cel.validate(obj, old)]
+
+
 def _schema_rules(
-    schema: CustomResourceSchema,
+    schema: CustomResourceSchema, cel: SchemaRules | None
 ) -> tuple[Any, Any, tuple[ObjectValidator, ...], tuple[ObjectValidator, ...]]:
     def default(obj: Obj) -> None:
         # kube drops the nulls the schema neither allows nor defaults, then defaults
@@ -50,10 +78,12 @@ def _schema_rules(
         schema.default(obj)
 
     def validate(obj: Obj, old: Obj | None) -> list[FieldError]:
-        return schema.validate(obj) if old is None else schema.validate_update(obj, old)
+        errors = schema.validate(obj) if old is None else schema.validate_update(obj, old)
+        return _with_rules(errors, cel, obj, old)
 
     def validate_status(obj: Obj, old: Obj | None) -> list[FieldError]:
-        return schema.validate(obj) if old is None else schema.validate_status_update(obj, old)
+        errors = schema.validate(obj) if old is None else schema.validate_status_update(obj, old)
+        return _with_rules(errors, cel, obj, old)
 
     return default, (schema.default if schema.has_defaults else None), (validate,), (validate_status,)
 
@@ -65,12 +95,10 @@ def version_rules(crd: Obj, version: str) -> VersionRules:
     validators: tuple[ObjectValidator, ...] = ()
     status_validators: tuple[ObjectValidator, ...] = ()
     if found is not None:
-        default, read_default, validators, status_validators = _schema_rules(CustomResourceSchema(found))
         # the CRD's own validation has reported compile errors; a rule that failed to compile is not run
-        cel, _ = SchemaRules.compile(found, "")
-        if not cel.empty:
-            validators = (*validators, cel.validate)
-            status_validators = (*status_validators, cel.validate)
+        compiled, _ = SchemaRules.compile(found, "")
+        cel = None if compiled.empty else compiled
+        default, read_default, validators, status_validators = _schema_rules(CustomResourceSchema(found), cel)
     return VersionRules(
         default=default,
         read_default=read_default,

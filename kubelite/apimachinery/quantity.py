@@ -25,6 +25,8 @@ Format = Literal["DecimalSI", "BinarySI", "DecimalExponent"]
 ERR_FORMAT_WRONG: Final = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 ERR_NUMERIC: Final = "unable to parse numeric part of quantity"
 ERR_SUFFIX: Final = "unable to parse quantity's suffix"
+#: the largest decimal exponent accepted (kube takes any int32; see `_interpret`)
+MAX_EXPONENT: Final = 1000
 
 _DECIMAL_SUFFIXES: Final = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _DECIMAL_NAMES: Final = {exponent: suffix for suffix, exponent in _DECIMAL_SUFFIXES.items()}
@@ -153,7 +155,9 @@ def _interpret(suffix: str) -> tuple[int, int, Format]:
         return 2, _BINARY_SUFFIXES[suffix], "BinarySI"
     if len(suffix) > 1 and suffix[0] in "eE":
         exponent = _parse_go_int(suffix[1:])
-        if exponent is not None:
+        # kube keeps the exponent as a scale and never expands it; exact fractions here would: an exponent no
+        # resource can use (a googol has 100 digits) is refused before it costs seconds and megabytes
+        if exponent is not None and abs(exponent) <= MAX_EXPONENT:
             return 10, exponent, "DecimalExponent"
     raise QuantityError(ERR_SUFFIX)
 

@@ -63,8 +63,11 @@ def _construct_value_tag(loader: _Loader, node: yaml.ScalarNode) -> str:
 
 def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int | float:
     """An integer beyond 64 bits is the float go-yaml makes of it, not a number no encoder here can write."""
-    value = _SafeLoader.construct_yaml_int(loader, node)
-    return float(value) if not -(2**63) <= value < 2**64 else value
+    try:
+        value = _SafeLoader.construct_yaml_int(loader, node)
+        return float(value) if not -(2**63) <= value < 2**64 else value
+    except (ValueError, OverflowError) as exc:  # past Python's digit limit, or past a float's range
+        raise yaml.constructor.ConstructorError(None, None, "integer out of range", node.start_mark) from exc
 
 
 _Loader.add_constructor("tag:yaml.org,2002:value", _construct_value_tag)

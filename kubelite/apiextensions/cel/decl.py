@@ -206,7 +206,7 @@ def max_cardinality(min_size: int) -> int:
     return MAX_REQUEST_SIZE_BYTES // (min_size + 1)
 
 
-_DURATION_PART = re.compile(r"(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNIT_NS = {"ns": 1, "us": 1000, "µs": 1000, "μs": 1000, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 
 
@@ -242,22 +242,47 @@ def _timestamp(text: str) -> datetime:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
-def convert(value: Any, decl: Decl | None) -> Any:
-    """The value a rule sees for JSON `value` typed by `decl`."""
+def convert(value: Any, decl: Decl | None, memo: dict[tuple[int, int], Any] | None = None) -> Any:
+    """The value a rule sees for JSON `value` typed by `decl`. `memo` keeps what one validation converted, by
+    value and declaration, so that the rules of nested nodes do not convert their subtrees again (which made
+    deeply ruled schemas quadratic)."""
     if decl is None or not decl.needs_convert or value is None:
         return value
+    kind = decl.kind
+    if kind in ("object", "map", "list") and memo is not None:
+        key = (id(value), id(decl))
+        found = memo.get(key, _UNSET)
+        if found is not _UNSET:
+            return found
+        converted = _convert_container(value, decl, memo)
+        memo[key] = converted
+        return converted
+    if kind in ("object", "map", "list"):
+        return _convert_container(value, decl, memo)
+    return _convert_scalar(value, decl)
+
+
+_UNSET: Any = object()
+
+
+def _convert_container(value: Any, decl: Decl, memo: dict[tuple[int, int], Any] | None) -> Any:
     kind = decl.kind
     if kind == "object" and isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for escaped, sub in decl.fields.items():
             original = decl.originals[escaped]
             if original in value:
-                out[escaped] = convert(value[original], sub)
+                out[escaped] = convert(value[original], sub, memo)
         return out
     if kind == "map" and isinstance(value, Mapping):
-        return {k: convert(v, decl.elem) for k, v in value.items()}
+        return {k: convert(v, decl.elem, memo) for k, v in value.items()}
     if kind == "list" and isinstance(value, list):
-        return [convert(v, decl.elem) for v in value]
+        return [convert(v, decl.elem, memo) for v in value]
+    return value
+
+
+def _convert_scalar(value: Any, decl: Decl) -> Any:
+    kind = decl.kind
     if kind == "double" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, str):

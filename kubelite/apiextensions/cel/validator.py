@@ -94,6 +94,9 @@ class _Run:
     def __init__(self) -> None:
         self.errors: list[FieldError] = []
         self.budget = cost.RUNTIME_CEL_COST_BUDGET
+        #: what this run converted for the rules, of the object and of the old one
+        self.converted: dict[tuple[int, int], Any] = {}
+        self.converted_old: dict[tuple[int, int], Any] = {}
 
     def node(self, node: NodeRules, path: str, value: Any, old: Any) -> None:
         if value is None:
@@ -119,8 +122,21 @@ class _Run:
         if not node.list_map_keys or not isinstance(old, list):
             return lambda _item: None
         keys = node.list_map_keys
-        index = {tuple(o.get(k) for k in keys): o for o in old if isinstance(o, dict)}
-        return lambda item: index.get(tuple(item.get(k) for k in keys)) if isinstance(item, dict) else None
+
+        def key_of(item: Any) -> tuple[Any, ...] | None:
+            # map keys are scalars; an item whose key is not (the schema's error) pairs with nothing
+            if not isinstance(item, dict):
+                return None
+            values = tuple(item.get(k) for k in keys)
+            return values if all(isinstance(v, str | int | float | bool) or v is None for v in values) else None
+
+        index = {key: o for o in old if (key := key_of(o)) is not None}
+
+        def old_of(item: Any) -> Any:
+            key = key_of(item)
+            return index.get(key) if key is not None else None
+
+        return old_of
 
     def rules(self, node: NodeRules, path: str, value: Any, old: Any) -> None:
         field_path = path or "<nil>"
@@ -128,10 +144,10 @@ class _Run:
             self.errors.append(FieldError.invalid(field_path, node.type_name, _OUT_OF_BUDGET))
             raise _Stop
         try:
-            self_value = convert(value, node.decl)
-            old_value = convert(old, node.decl) if old is not None else None
-        except ConversionError:
-            return  # schema validation reports a value its format refuses
+            self_value = convert(value, node.decl, self.converted)
+            old_value = convert(old, node.decl, self.converted_old) if old is not None else None
+        except (ConversionError, OverflowError, ValueError):
+            return  # schema validation reports a value its format refuses (or no clock can hold)
         activation, activation_error = None, ""
         try:
             # one activation for all the node's rules: the values cross into the runtime once

@@ -174,9 +174,14 @@ _WORD: Final = rf"(?:{_ATEXT}|{_QUOTED})"
 _EMAIL: Final = re.compile(rf"\s*(?:{_ADDR_SPEC}|(?:{_WORD}(?:[ \t]+{_WORD})*)?\s*<{_ADDR_SPEC}>)\s*")
 
 
+#: beyond this an address is refused unread: the pattern backtracks on long runs of blanks (an address itself
+#: is at most 254 octets, RFC 5321)
+_EMAIL_MAX_LENGTH: Final = 1024
+
+
 def is_email(text: str) -> bool:
     """net/mail.ParseAddress: `local@domain`, or `Display Name <local@domain>`."""
-    return _EMAIL.fullmatch(text) is not None
+    return len(text) <= _EMAIL_MAX_LENGTH and _EMAIL.fullmatch(text) is not None
 
 
 # -- hostnames and Kubernetes names -----------------------------------------------------------------------

@@ -127,10 +127,8 @@ def _to_python(pattern: str) -> str | None:
             previous = "group"
             out.append(ch)
         elif ch == "|":
-            if depth == 0:
-                return None
-            previous = ""
-            out.append(ch)
+            # any alternation goes to RE2: alternatives inside groups, repeated, backtrack exponentially in `re`
+            return None
         elif ch in "*+":
             unbounded += 1
             if previous != "atom" or unbounded > 1:
