@@ -406,8 +406,8 @@ class _Coster:
             if left is not None and right is not None:
                 self.entries[node.id] = _Entry(left.container, left.key.union(right.key),
                                                left.value.union(right.value))
-            if overload == "add_list":
-                return _sat(1 + arg_sum), size
+            # cel-go concatenates lists as a view (cost 1); the runtime here copies them, so a concatenation costs
+            # its result's size, as a string's does: doubling a list eight times is not cheap
             return _sat(_factor(size.hi, _TRAVERSE) + arg_sum), size
         if overload in _COMPARISONS and len(args) == 2:
             smallest = min(self.size_or_unknown(args[0]).hi, self.size_or_unknown(args[1]).hi)
