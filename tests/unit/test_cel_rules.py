@@ -472,3 +472,20 @@ def test_children_are_reported_first_and_their_rule_field_errors_stop_compiling_
     assert [str(e) for e in errors] == [
         f"{ROOT}.properties[spec].properties[a].x-kubernetes-validations[0].rule: Required value: "
         "rule is not specified"]
+
+
+def test_rules_past_the_wall_clock_budget_are_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubelite.apiextensions.cel import validator
+
+    schema = {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "x-kubernetes-validations": [{"rule": "false"}]}},
+    }
+    rules, errors = SchemaRules.compile(schema, "")
+    assert errors == []
+    assert [str(e) for e in rules.validate({"spec": {}}, None)] == ["spec: Invalid value: failed rule: false"]
+    monkeypatch.setattr(validator, "WALL_BUDGET_SECONDS", -1.0)  # spent before the first rule
+    assert [str(e) for e in rules.validate({"spec": {}}, None)] == [
+        'spec: Invalid value: "object": validation failed due to running out of cost budget, '
+        "no further validation rules will be run"
+    ]

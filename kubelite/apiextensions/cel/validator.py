@@ -12,6 +12,7 @@ rule that does not read oldSelf and fails on a value the update did not change i
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,9 @@ _MAX_MESSAGE_BYTES = 5 * 1024
 _NO_KEY = re.compile(r'^Key not found in map : "(.*)"$')
 _INDEX = re.compile(r"^Index error: index=(-?\d+) size=\d+$")
 _STATUS = re.compile(r"^[A-Z_]+: ")
+#: how long the rules of one object may run in all, whatever their estimated cost (kubelite's bound: rules run
+#: on the event loop)
+WALL_BUDGET_SECONDS = 1.0
 _OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 
 
@@ -94,6 +98,7 @@ class _Run:
     def __init__(self) -> None:
         self.errors: list[FieldError] = []
         self.budget = cost.RUNTIME_CEL_COST_BUDGET
+        self.deadline = time.monotonic() + WALL_BUDGET_SECONDS
         #: what this run converted for the rules, of the object and of the old one
         self.converted: dict[tuple[int, int], Any] = {}
         self.converted_old: dict[tuple[int, int], Any] = {}
@@ -140,7 +145,9 @@ class _Run:
 
     def rules(self, node: NodeRules, path: str, value: Any, old: Any) -> None:
         field_path = path or "<nil>"
-        if self.budget <= 0:
+        # cost units do not bound time exactly (regex scans, formatting): past a wall-clock budget the object's
+        # remaining rules are not run, as when its cost budget is spent, so one write cannot hold the server long
+        if self.budget <= 0 or time.monotonic() > self.deadline:
             self.errors.append(FieldError.invalid(field_path, node.type_name, _OUT_OF_BUDGET))
             raise _Stop
         try:
@@ -166,7 +173,7 @@ class _Run:
                     "'operation cancelled: actual cost limit exceeded': no further validation rules will be run "
                     f"due to call cost exceeds limit for rule: {_rule_text(compiled.rule)}"))
                 raise _Stop
-            if bound > self.budget:
+            if bound > self.budget or time.monotonic() > self.deadline:
                 self.errors.append(FieldError.invalid(field_path, node.type_name, _OUT_OF_BUDGET))
                 raise _Stop
             self.budget -= bound
