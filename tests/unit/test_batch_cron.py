@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from kubelite.controllers.batch.cron import (
+from kubelite.util.cron import (
     CronError,
     InvalidSchedule,
     most_recent_schedule_time,

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from kubelite.apimachinery.meta import deep_copy, parse_rfc3339, rfc3339
-from kubelite.controllers.batch.cron import (
+from kubelite.util.cron import (
     CronError,
     InvalidSchedule,
     Schedule,

@@ -323,7 +323,9 @@ def parse_standard(spec: str) -> Schedule:
     location: tzinfo = UTC
     if spec.startswith(("TZ=", "CRON_TZ=")):
         space = spec.find(" ")
-        name = spec[spec.find("=") + 1 : space if space >= 0 else len(spec)]
+        if space < 0:  # robfig slices up to the space it did not find, and recovers from the panic
+            raise CronError("recovered from panic: runtime error: slice bounds out of range")
+        name = spec[spec.find("=") + 1 : space]
         try:
             location = load_location(name)
         except UnknownTimeZone as error:
