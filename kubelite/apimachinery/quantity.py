@@ -202,8 +202,9 @@ def parse_quantity(text: str) -> Quantity:
     return Quantity(-amount if negative else amount, fmt)
 
 
-def _parse_fast(text: str, positive: bool, num: str, denom: str, exponent: int, fmt: Format) -> Quantity | None:
-    """ParseQuantity's int64 path: the value, and the original text when it is already canonical."""
+def int64_amount(positive: bool, num: str, denom: str, exponent: int, fmt: Format) -> tuple[int, int, bool] | None:
+    """ParseQuantity's int64 path: (value, decimal scale, whether the text is kept as the canonical string), or
+    None where kube falls back to its inf.Dec path."""
     mantissa = 1
     if fmt == "BinarySI":
         if exponent < 0 or denom:
@@ -225,14 +226,20 @@ def _parse_fast(text: str, positive: bool, num: str, denom: str, exponent: int, 
     result = digits * mantissa
     if result > _INT64_MAX:
         return None
-    if not positive:
-        result = -result
-    value = Fraction(result) * Fraction(10) ** scale
     if fmt == "BinarySI":
         canonical = exponent % 10 == 0 and digits & 0x07 != 0
     else:
         canonical = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
-    return Quantity(value, fmt, text if canonical else None)
+    return (result if positive else -result), scale, canonical
+
+
+def _parse_fast(text: str, positive: bool, num: str, denom: str, exponent: int, fmt: Format) -> Quantity | None:
+    """ParseQuantity's int64 path: the value, and the original text when it is already canonical."""
+    amount = int64_amount(positive, num, denom, exponent, fmt)
+    if amount is None:
+        return None
+    result, scale, canonical = amount
+    return Quantity(Fraction(result) * Fraction(10) ** scale, fmt, text if canonical else None)
 
 
 def _remove_factors(value: int, base: int) -> tuple[int, int]:

@@ -33,7 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from kubelite.apimachinery.quantity import QuantityError, _interpret, _split, canonical_string
+from kubelite.apimachinery.quantity import QuantityError, _interpret, _split, canonical_string, int64_amount
 
 _LAYOUT_PATH = Path(__file__).with_name("pod_template_layout.json")
 #: rand.SafeEncodeString's alphabet: no vowels, no 0/1/3, so names spell no words
@@ -177,38 +177,11 @@ def _quantity(raw: Any) -> GoValue:
         _, exponent, fmt = _interpret(suffix)
     except QuantityError:
         return zero
-    amount = _int64_amount(positive, num, denom, exponent, fmt)
+    amount = int64_amount(positive, num, denom, exponent, fmt)
     if amount is None:
         return GoValue(zero, Format=fmt)  # the inf.Dec path, not reproduced (see the module docstring)
     value, scale, canonical = amount
     return GoValue(i=GoValue(value=value, scale=scale), d=GoValue(Dec=None), s=stored if canonical else "", Format=fmt)
-
-
-def _int64_amount(positive: bool, num: str, denom: str, exponent: int, fmt: str) -> tuple[int, int, bool] | None:
-    """ParseQuantity's int64 path: (value, scale, whether the text is kept as the canonical string)."""
-    if fmt == "BinarySI":
-        if exponent < 0 or denom:
-            return None
-        mantissa, scale = 1 << exponent, 0
-        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
-    else:
-        mantissa, scale = 1, exponent
-        precision = 18 - (len(num) + len(denom))
-    if precision < 0:
-        return None
-    scale -= len(denom)
-    if scale < -9:
-        return None
-    shifted = num + denom
-    digits = int(shifted)
-    result = digits * mantissa
-    if result > 2**63 - 1:
-        return None
-    if fmt == "BinarySI":
-        canonical = exponent % 10 == 0 and digits & 0x07 != 0
-    else:
-        canonical = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
-    return (result if positive else -result), scale, canonical
 
 
 def _int_or_string(raw: Any) -> GoValue:
