@@ -32,6 +32,16 @@ class HTTPResult:
         return json.loads(self.body)
 
 
+#: the flags of a server without a cluster: no nodes, no scheduler, only the controllers kube-apiserver's own
+#: semantics need (namespaces, service accounts, graceful pod deletion, garbage collection)
+API_SERVER_ONLY = [
+    "--nodes=0",
+    "--scheduler=false",
+    "--controllers=namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,"
+    "pod-termination-controller,garbage-collector-controller",
+]
+
+
 @dataclass
 class KubeliteProcess:
     data_dir: Path
@@ -42,6 +52,9 @@ class KubeliteProcess:
     log_path: Path | None = None
     #: run in the child before it starts (e.g. to lower a resource limit)
     preexec_fn: Callable[[], None] | None = None
+    #: a whole simulated cluster (nodes, scheduler, workload controllers), as `kubelite serve` runs by default;
+    #: without it the server is an API server alone, as envtest's, so pods stay as written
+    cluster: bool = False
 
     def start(self, *, timeout: float = 15.0) -> KubeliteProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -57,6 +70,7 @@ class KubeliteProcess:
             "0",
             "--secure-port",
             "0",
+            *([] if self.cluster else API_SERVER_ONLY),
             *self.extra_args,
         ]
         with self.log_path.open("a") as log:  # the child keeps its own descriptor

@@ -59,8 +59,12 @@ def authenticate_insecure(request: web.Request) -> UserInfo | None:
     return INSECURE_USER
 
 
-def secure_authenticator(peer_cert: Callable[[bytes | None], UserInfo | None]) -> Authenticator:
-    """The secure port's authenticator; `peer_cert` verifies a client certificate and names its user."""
+def secure_authenticator(
+    peer_cert: Callable[[bytes | None], UserInfo | None],
+    bearer_token: Callable[[str], UserInfo | None] | None = None,
+) -> Authenticator:
+    """The secure port's authenticator; `peer_cert` verifies a client certificate and names its user,
+    `bearer_token` names the user of an `Authorization: Bearer` token (kube's union: the certificate first)."""
 
     def authenticate_secure(request: web.Request) -> UserInfo | None:
         ssl_object = request.transport.get_extra_info("ssl_object") if request.transport else None
@@ -71,6 +75,13 @@ def secure_authenticator(peer_cert: Callable[[bytes | None], UserInfo | None]) -
             except CertificateAuthError as exc:
                 raise errors.unauthorized() from exc
             if user is not None:
+                return user.with_groups("system:authenticated")
+        if bearer_token is not None:
+            scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                user = bearer_token(token.strip())
+                if user is None:  # a token was presented and is not valid: 401, never anonymous
+                    raise errors.unauthorized()
                 return user.with_groups("system:authenticated")
         if request.path in PUBLIC_PATHS or request.path.startswith(("/healthz/", "/livez/", "/readyz/")):
             return None

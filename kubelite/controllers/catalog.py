@@ -1,0 +1,67 @@
+"""Every controller kubelite runs, by kube-controller-manager's name, and how to build the ones that talk to
+the API over HTTP.
+
+Two kinds live here. The in-process ones (namespace, service accounts, root CA, pod termination, garbage
+collection: `manager.build_controllers`) read and write through the registry, as kube-apiserver's own
+loops do. The workload controllers are kube-controller-manager's: each is built on a `ComponentClient` of
+the user `system:kube-controller-manager` and reaches the API only through HTTP, its informers, its writes
+and its events, so authorization and admission see them as they see kube's. `--controllers` selects among
+both (`selection.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from kubelite.client.component import ComponentClient
+from kubelite.client.controller import Controller
+
+
+class ControlLoop(Protocol):
+    """One controller: its work queue and workers (`controller`), run until cancelled."""
+
+    controller: Controller
+
+    async def run(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ControllerDescriptor:
+    #: kube's name (`deployment-controller`)
+    name: str
+    #: the older names kube still accepts in `--controllers` (`deployment`)
+    aliases: tuple[str, ...]
+    #: the controller, its informers requested and its handlers added (nothing runs until `run()`)
+    build: Callable[[ComponentClient], ControlLoop]
+    enabled_by_default: bool = True
+
+
+#: the in-process controllers, by kube's name, with their aliases (`manager.build_controllers` builds them)
+IN_PROCESS: dict[str, tuple[str, ...]] = {
+    "namespace-controller": ("namespace",),
+    "serviceaccount-controller": ("serviceaccount",),
+    "root-ca-certificate-publisher-controller": ("root-ca-cert-publisher",),
+    # kubelite's: finishes graceful deletion of pods no kubelet of kubelite runs (their grace period ends)
+    "pod-termination-controller": ("podtermination",),
+    "garbage-collector-controller": ("garbagecollector",),
+}
+
+
+def api_controllers() -> list[ControllerDescriptor]:
+    """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
+    return []
+
+
+def known_names() -> tuple[list[str], dict[str, str], set[str]]:
+    """Every controller's name, the aliases (alias -> name), and the names that are off by default."""
+    names = list(IN_PROCESS)
+    aliases = {alias: name for name, found in IN_PROCESS.items() for alias in found}
+    disabled: set[str] = set()
+    for descriptor in api_controllers():
+        names.append(descriptor.name)
+        aliases.update({alias: descriptor.name for alias in descriptor.aliases})
+        if not descriptor.enabled_by_default:
+            disabled.add(descriptor.name)
+    return names, aliases, disabled
