@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from kubelite.server.config import ConfigError, ServerConfig
+from kubelite.server.config import DEFAULT_NODE_CAPACITY, ClusterConfig, ConfigError, ServerConfig
 from kubelite.server.fdlimit import raise_open_file_limit
 from kubelite.server.signals import ShutdownSignals
 from kubelite.storage.errors import CorruptStoreError, StorageError
@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--skip-store-check", action="store_true", help="kubelite: start without the integrity check of the store"
     )
+    _cluster_flags(serve)
     serve.add_argument("-v", "--v", type=int, default=0, dest="verbosity", help="log verbosity")
     _store_parser(sub)
     return parser
@@ -191,6 +192,58 @@ def main(argv: list[str] | None = None) -> int:
         signals.uninstall()  # the handlers the caller had (a test calling main, say)
 
 
+def _go_bool(text: str) -> bool:
+    """A Go boolean flag's value (`--scheduler=false`)."""
+    lowered = text.strip().lower()
+    if lowered in ("1", "t", "true"):
+        return True
+    if lowered in ("0", "f", "false"):
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean value {text!r}")
+
+
+def _capacity(text: str) -> dict[str, str]:
+    """`cpu=8,memory=32Gi,pods=110` as a resource list; what is not named keeps its default."""
+    capacity = dict(DEFAULT_NODE_CAPACITY)
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise argparse.ArgumentTypeError(f"{part!r} is not resource=quantity")
+        capacity[name.strip()] = value.strip()
+    return capacity
+
+
+def _cluster_flags(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--nodes", type=int, default=1, help="kubelite: how many simulated nodes (each with its kubelet) to run"
+    )
+    serve.add_argument(
+        "--node-name-prefix", default="kubelite-node-", help="kubelite: simulated nodes are <prefix>0, <prefix>1, ..."
+    )
+    serve.add_argument(
+        "--node-capacity",
+        type=_capacity,
+        default=dict(DEFAULT_NODE_CAPACITY),
+        help="kubelite: each simulated node's capacity, e.g. cpu=8,memory=32Gi,pods=110",
+    )
+    serve.add_argument(
+        "--controllers",
+        default="*",
+        help="controllers to run: '*' all on by default, 'foo' enables foo, '-foo' disables foo"
+        " (kube-controller-manager's flag)",
+    )
+    serve.add_argument(
+        "--scheduler", type=_go_bool, default=True, metavar="BOOL", help="kubelite: run the scheduler (default true)"
+    )
+    serve.add_argument(
+        "--leader-elect",
+        type=_go_bool,
+        default=True,
+        metavar="BOOL",
+        help="run the controllers and the scheduler only while holding their Lease (as kube's components do)",
+    )
+
+
 def _main(argv: list[str] | None, signals: ShutdownSignals) -> int:
     args = _parser().parse_args(argv)
     if args.command == "store":
@@ -218,6 +271,14 @@ def _main(argv: list[str] | None, signals: ShutdownSignals) -> int:
             read_header_timeout=parse_duration(args.read_header_timeout),
             idle_timeout=parse_duration(args.idle_timeout),
             store_check_timeout=None if args.skip_store_check else parse_duration(args.store_check_timeout),
+            cluster=ClusterConfig(
+                nodes=args.nodes,
+                node_name_prefix=args.node_name_prefix,
+                node_capacity=args.node_capacity,
+                controllers=tuple(p.strip() for p in args.controllers.split(",") if p.strip()),
+                scheduler=args.scheduler,
+                leader_elect=args.leader_elect,
+            ),
         )
         config.validate()
     except ConfigError as exc:

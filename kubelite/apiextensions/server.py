@@ -24,8 +24,8 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.apimachinery.schema.registry import SchemaRegistry
 from kubelite.apimachinery.schema.registry import registry as schema_registry
 from kubelite.client.clock import Clock
+from kubelite.controllers.catalog import ControlLoop
 from kubelite.controllers.informers import RegistryInformerFactory
-from kubelite.controllers.manager import ControlLoop
 from kubelite.endpoints.installer import ResourceRoutes, ScopeOptions
 from kubelite.endpoints.openapi import OpenAPIBuilder
 from kubelite.registry.options import ListParams

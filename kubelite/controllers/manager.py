@@ -12,42 +12,44 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
 
 from kubelite.client.clock import Clock
-from kubelite.client.controller import Controller
+from kubelite.controllers.catalog import ControlLoop
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.namespace import NamespaceController
 from kubelite.controllers.podtermination import PodTerminationController
 from kubelite.controllers.rootcacert import RootCACertPublisher
+from kubelite.controllers.selection import ALL, ControllerSelection
 from kubelite.controllers.serviceaccounts import ServiceAccountsController
 from kubelite.registry.builtin import Registry
 
 log = logging.getLogger(__name__)
 
 
-class ControlLoop(Protocol):
-    """One in-process controller: its work queue and workers (`controller`), run until cancelled."""
-
-    controller: Controller
-
-    async def run(self) -> None: ...
-
-
 def build_controllers(
-    registry: Registry, informers: RegistryInformerFactory, *, root_ca: str, clock: Clock | None = None
+    registry: Registry,
+    informers: RegistryInformerFactory,
+    *,
+    root_ca: str,
+    clock: Clock | None = None,
+    selection: ControllerSelection = ALL,
 ) -> list[ControlLoop]:
-    """Every controller, its informers requested and its handlers added (nothing runs yet). `clock` is what
-    the controllers wait on (their work queues' delays and retries, the pods' grace periods); the informers
-    keep their factory's."""
-    return [
-        NamespaceController(registry, informers, clock=clock),
-        ServiceAccountsController(registry, informers, clock=clock),
-        RootCACertPublisher(registry, informers, root_ca, clock=clock),
-        PodTerminationController(registry, informers, clock=clock),
-        GarbageCollector(registry, informers, clock=clock),
-    ]
+    """Every selected in-process controller, its informers requested and its handlers added (nothing runs
+    yet). `clock` is what the controllers wait on (their work queues' delays and retries, the pods' grace
+    periods); the informers keep their factory's."""
+    loops: list[ControlLoop] = []
+    if selection.enabled("namespace-controller"):
+        loops.append(NamespaceController(registry, informers, clock=clock))
+    if selection.enabled("serviceaccount-controller"):
+        loops.append(ServiceAccountsController(registry, informers, clock=clock))
+    if selection.enabled("root-ca-certificate-publisher-controller"):
+        loops.append(RootCACertPublisher(registry, informers, root_ca, clock=clock))
+    if selection.enabled("pod-termination-controller"):
+        loops.append(PodTerminationController(registry, informers, clock=clock))
+    if selection.enabled("garbage-collector-controller"):
+        loops.append(GarbageCollector(registry, informers, clock=clock))
+    return loops
 
 
 async def run_controllers(

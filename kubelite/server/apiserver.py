@@ -134,7 +134,8 @@ class APIServer:
         # informers' first sync (every pod, with 100,000 stored) would otherwise hold start-up up by seconds.
         # One informer per resource, shared by every controller (kube-controller-manager's informer factory).
         informers = RegistryInformerFactory(registry)
-        loops = build_controllers(registry, informers, root_ca=pki.ca_cert.read_text())
+        selection = cfg.cluster.controller_selection()
+        loops = build_controllers(registry, informers, root_ca=pki.ca_cert.read_text(), selection=selection)
         loops += self.extensions.controllers(informers)
         # the garbage collector follows the custom resources served from now on, as kube's rediscovers them
         self.extensions.follow_resources(*(loop for loop in loops if isinstance(loop, GarbageCollector)))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from kubelite.controllers import catalog
+from kubelite.controllers.selection import ControllerSelection, UnknownControllerError
 
 KUBERNETES_VERSION = "v1.36.0"
 
@@ -21,6 +24,38 @@ def is_loopback(address: str) -> bool:
         return ipaddress.ip_address(address.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+#: a simulated node's size unless --node-capacity says otherwise (a roomy machine, as KWOK's default nodes)
+DEFAULT_NODE_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "110"}
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterConfig:
+    """The simulated cluster kubelite runs beside its API: nodes with their kubelets, the scheduler, and
+    kube-controller-manager's controllers (`--controllers`, kube's syntax)."""
+
+    nodes: int = 1
+    node_name_prefix: str = "kubelite-node-"
+    node_capacity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_NODE_CAPACITY))
+    controllers: tuple[str, ...] = ("*",)
+    scheduler: bool = True
+    #: one controller manager and one scheduler among replicas sharing a store, on Leases in kube-system
+    leader_elect: bool = True
+
+    def validate(self) -> None:
+        if self.nodes < 0:
+            raise ConfigError(f"--nodes {self.nodes} must not be negative")
+        if self.nodes > 10000:
+            raise ConfigError(f"--nodes {self.nodes} is more than the 10000 simulated nodes kubelite supports")
+        try:
+            self.controller_selection()
+        except UnknownControllerError as exc:
+            raise ConfigError(f"--controllers: {exc}") from exc
+
+    def controller_selection(self) -> ControllerSelection:
+        names, aliases, disabled = catalog.known_names()
+        return ControllerSelection.parse(self.controllers, known=names, aliases=aliases, disabled_by_default=disabled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +79,10 @@ class ServerConfig:
     idle_timeout: float = 90.0
     #: seconds the start-up integrity check of the store may take (it then stops, with a warning); None skips it
     store_check_timeout: float | None = 10.0
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
 
     def validate(self) -> None:
+        self.cluster.validate()
         for name, port in (("--insecure-port", self.insecure_port), ("--secure-port", self.secure_port)):
             if not -1 <= port <= 65535:
                 raise ConfigError(f"{name} {port} must be between 0 and 65535 (0 picks a free port, -1 disables)")
