@@ -8,6 +8,7 @@ Nodes are cluster-wide, so each test creates its own and deletes them (and its p
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +17,9 @@ from typing import Any
 
 import pytest
 
+from kubelite.client.component import ComponentClient
+from kubelite.client.config import load_kube_config
+from kubelite.cluster.scheduler.component import SchedulerComponent
 from tests.e2e.server import KubeliteProcess
 from tests.e2e.test_kubectl_support import create_namespace
 
@@ -290,3 +294,40 @@ def test_a_binding_for_a_recreated_pod_is_refused(cluster: Cluster) -> None:
     assert bound.status == 201
     pod = cluster.get("p")
     assert (pod["spec"]["nodeName"], scheduled_condition(pod)["status"]) == ("n", "True")
+
+
+def test_a_scheduler_stopped_and_run_again_picks_up_where_it_was(tmp_path: Path) -> None:
+    """The component in this process, as a lead that lost its lease and won it back runs it again: the pods that
+    arrived while it was stopped are placed once it runs again. Its own server runs no scheduler."""
+    proc = KubeliteProcess(tmp_path / "data", cluster=True, extra_args=["--nodes=0", "--scheduler=false"]).start()
+    cluster = Cluster(proc, "default")
+
+    async def scenario() -> None:
+        clients = ComponentClient("default-scheduler", load_kube_config(proc.kubeconfig))
+        scheduler = SchedulerComponent(clients)
+
+        async def bound(name: str) -> str:
+            pod = await asyncio.to_thread(cluster.bound, name)
+            return str(pod["spec"]["nodeName"])
+
+        try:
+            await asyncio.to_thread(cluster.node, "rerun-0")
+            running = asyncio.create_task(scheduler.run())
+            await asyncio.to_thread(cluster.pod, "first")
+            assert await bound("first") == "rerun-0"
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+            await asyncio.to_thread(cluster.pod, "second")
+            await asyncio.sleep(0.5)
+            assert "nodeName" not in (await asyncio.to_thread(cluster.get, "second"))["spec"]
+            running = asyncio.create_task(scheduler.run())
+            assert await bound("second") == "rerun-0"
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+        finally:
+            await clients.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+    finally:
+        proc.stop()

@@ -97,3 +97,14 @@ def test_scheduling_properties_of_a_node_may_help() -> None:
     assert node_update_may_help(make_node("a", cpu="2", unschedulable=True), old) is True
     assert node_update_may_help(old, make_node("a", cpu="2", unschedulable=True)) is False
     assert node_update_may_help(old, make_node("a", cpu="2")) is False
+
+
+def test_a_stopped_scheduler_forgets_only_the_bindings_it_was_still_sending() -> None:
+    cache = SchedulerCache()
+    cache.add_node(make_node("a"))
+    sending, sent = make_pod("sending", cpu="1"), make_pod("sent", cpu="1")
+    cache.assume(sending, "a")
+    cache.assume(sent, "a")
+    cache.finish_binding(sent, now=0)
+    assert cache.forget_unfinished() == [sending]
+    assert (cache.knows(sending), cache.knows(sent)) == (False, True)

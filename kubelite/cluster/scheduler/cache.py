@@ -60,6 +60,13 @@ class SchedulerCache:
         if self._assumed.pop(pod_uid(pod), None) is not None:
             self.snapshot.forget_pod(pod)
 
+    def forget_unfinished(self) -> list[Mapping[str, Any]]:
+        """Forget the assumed pods whose binding was still being sent (the scheduler stopped); returns them."""
+        unfinished = [pod for pod, deadline in self._assumed.values() if deadline is None]
+        for pod in unfinished:
+            self.forget(pod)
+        return unfinished
+
     def cleanup(self, now: float) -> list[Mapping[str, Any]]:
         """Expire the assumed pods whose confirmation is overdue; returns them."""
         if self.ttl <= 0:

@@ -98,7 +98,8 @@ class SchedulerComponent:
                                           delete=self._assigned_pod_deleted))),
             self.pods.informer.add_event_handler(FilteringResourceEventHandler(
                 lambda obj: (pod := _unwrap(obj)) is not None and self.responsible_for(pod),
-                ResourceEventHandlerFuncs(add=self.queue.add, update=self.queue.update,
+                ResourceEventHandlerFuncs(add=lambda pod: self.queue.add(pod),
+                                          update=lambda old, new: self.queue.update(old, new),
                                           delete=self._pending_pod_deleted))),
             self.nodes.informer.add_event_handler(ResourceEventHandlerFuncs(
                 add=self._node_added, update=self._node_updated, delete=self._node_deleted)),
@@ -118,7 +119,11 @@ class SchedulerComponent:
     # -- running -----------------------------------------------------------------------------------------
 
     async def run(self) -> None:
+        """Schedule until cancelled. Run again after a cancellation (a lease lost, then won back), it picks up
+        where it stopped: the cache and the queue were kept current meanwhile, and the pods whose cycle or
+        binding the cancellation cut short were handed back."""
         self.clients.start_informers()
+        self._writes = asyncio.Semaphore(MAX_IN_FLIGHT_WRITES)
         tasks: list[asyncio.Task[None]] = []
         try:
             await wait_for_cache_sync(
@@ -133,11 +138,13 @@ class SchedulerComponent:
             ]
             await asyncio.gather(*tasks)
         finally:
-            self.queue.close()
             pending = [*tasks, *self._tasks]
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+            # a binding cut short may or may not have landed: its pod is tried again unless the watch says bound
+            self.cache.forget_unfinished()
+            self.queue.requeue_in_flight()
 
     async def _schedule_loop(self) -> None:
         while True:

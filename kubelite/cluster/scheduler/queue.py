@@ -262,6 +262,14 @@ class SchedulingQueue:
         self._in_flight.pop(uid, None)
         self._updated_in_flight.discard(uid)
 
+    def requeue_in_flight(self) -> int:
+        """Hand every popped pod back as if its cycle had failed with an error (to backoffQ): the scheduling loop
+        stopped before finishing them (a scheduler that lost its lease). Returns how many."""
+        infos = list(self._in_flight.values())
+        for info in infos:
+            self.add_unschedulable(info, self._scheduling_cycle)
+        return len(infos)
+
     def add_unschedulable(self, info: QueuedPodInfo, scheduling_cycle: int,
                           rejected_by: Iterable[str] = ()) -> None:
         """Hand back a popped pod its cycle could not place. With no rejecting plugin (an error, not a verdict)
