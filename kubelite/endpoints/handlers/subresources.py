@@ -101,7 +101,7 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         if current is None:
             raise errors.not_found(pods_resource, name)
         if meta.get("uid") and meta["uid"] != current["metadata"].get("uid"):
-            # the Binding's uid is a precondition, checked first: a pod recreated under the same name is not bound by mistake
+            # the Binding's uid is a precondition, checked first: a pod recreated under its name is not bound
             raise errors.conflict(
                 pods_resource,
                 name,
