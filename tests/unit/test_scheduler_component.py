@@ -69,10 +69,7 @@ async def one_cycle(scheduler: SchedulerComponent) -> None:
 
 
 def emitted(scheduler: SchedulerComponent) -> list[dict[str, Any]]:
-    found = []
-    while not scheduler.events._pending.empty():
-        found.append(scheduler.events._pending.get_nowait()[0])
-    return found
+    return scheduler.events.pending()
 
 
 def test_a_pod_that_fits_is_assumed_bound_and_reported(loop: asyncio.AbstractEventLoop) -> None:

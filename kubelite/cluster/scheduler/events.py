@@ -7,8 +7,9 @@ note is not compared, as client-go's getKey leaves it out). The first is created
 the last one (client-go's finishTime) patches the first's `series` to {count: 2, lastObservedTime} and counts on
 from there; a repeat later, or after the first was deleted on the server, is created anew.
 
-`emit` never blocks nor fails the caller: events wait in a bounded buffer (dropped with a log line when full)
-that `run` writes in order.
+`emit` never blocks nor fails the caller: events wait in bounded buffers (dropped with a log line when full)
+that `run` writes with a few concurrent writers, as client-go writes each event on its own. The events of one
+series always go to the same writer, so they are written in order.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ EVENTS: Final = ("events.k8s.io", "v1", "events")
 #: a series ends when it has not repeated for this long (client-go's finishTime)
 FINISH_SECONDS: Final = 6 * 60.0
 BUFFER: Final = 1000
+WRITERS: Final = 4
 
 
 def micro_time(seconds: float) -> str:
@@ -115,26 +117,41 @@ class EventSeries:
 
 
 class EventWriter:
-    def __init__(self, client: DynamicClient, clock: Clock, *, buffer: int = BUFFER) -> None:
+    def __init__(self, client: DynamicClient, clock: Clock, *, buffer: int = BUFFER, writers: int = WRITERS) -> None:
         self.events: ResourceClient = client.resource(EVENTS)
         self.clock = clock
         self.series = EventSeries()
-        self._pending: asyncio.Queue[tuple[dict[str, Any], float]] = asyncio.Queue(buffer)
+        self._pending: list[asyncio.Queue[tuple[dict[str, Any], float]]] = [
+            asyncio.Queue(max(1, buffer // writers)) for _ in range(writers)]
 
     def emit(self, event: dict[str, Any]) -> None:
+        pending = self._pending[hash(isomorphic_key(event)) % len(self._pending)]
         try:
-            self._pending.put_nowait((event, self.clock.now()))
+            pending.put_nowait((event, self.clock.now()))
         except asyncio.QueueFull:
             log.warning("event buffer full, dropping %s event about %s: %s", event.get("reason"),
                         (event.get("regarding") or {}).get("name"), event.get("note"))
 
+    def pending(self) -> list[dict[str, Any]]:
+        """The events emitted and not yet written, taken out of the buffers (for tests)."""
+        taken = []
+        for pending in self._pending:
+            while not pending.empty():
+                taken.append(pending.get_nowait()[0])
+                pending.task_done()
+        return taken
+
     async def flush(self) -> None:
         """Wait until every event emitted so far has been written (or has failed to be)."""
-        await self._pending.join()
+        for pending in self._pending:
+            await pending.join()
 
     async def run(self) -> None:
+        await asyncio.gather(*(self._run(pending) for pending in self._pending))
+
+    async def _run(self, pending: asyncio.Queue[tuple[dict[str, Any], float]]) -> None:
         while True:
-            event, at = await self._pending.get()
+            event, at = await pending.get()
             try:
                 await self._write(self.series.next_write(event, at))
             except asyncio.CancelledError:
@@ -143,7 +160,7 @@ class EventWriter:
                 log.warning("could not write event %s about %s: %s", event.get("reason"),
                             (event.get("regarding") or {}).get("name"), exc)
             finally:
-                self._pending.task_done()
+                pending.task_done()
 
     async def _write(self, write: Write) -> None:
         events = self.events.namespace(write.namespace)
