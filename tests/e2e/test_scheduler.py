@@ -331,3 +331,35 @@ def test_a_scheduler_stopped_and_run_again_picks_up_where_it_was(tmp_path: Path)
         asyncio.run(asyncio.wait_for(scenario(), 60))
     finally:
         proc.stop()
+
+
+def test_the_same_failure_of_the_same_pod_version_becomes_a_series(cluster: Cluster) -> None:
+    cluster.node("again-0", cpu="1")
+    cluster.pod("huge", cpu="2")
+    message = ("0/1 nodes are available: 1 Insufficient cpu. " + PREEMPTION
+               + "0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+
+    def relabel(zone: str) -> None:
+        # a label change may help (node affinity), so the pod is tried again, and fails the same way
+        labelled = cluster.server.http("PATCH", "/api/v1/nodes/again-0", {"metadata": {"labels": {"zone": zone}}},
+                                       headers={"Content-Type": "application/merge-patch+json"})  # fmt: skip
+        assert labelled.status == 200
+
+    [first] = eventually(lambda: cluster.events("huge"))
+    patched = eventually(lambda: (p := cluster.get("huge"))["status"].get("conditions") and p)
+    # the first event is about the pod before its PodScheduled condition was written: the next one is another
+    relabel("a")
+    second = eventually(
+        lambda: [e for e in cluster.events("huge") if e["metadata"]["name"] != first["metadata"]["name"]])
+    assert [e["regarding"]["resourceVersion"] for e in second] == [patched["metadata"]["resourceVersion"]]
+    relabel("b")
+    [series] = eventually(lambda: [e for e in cluster.events("huge") if e.get("series")])
+    assert series["metadata"]["name"] == second[0]["metadata"]["name"]
+    assert (series["series"]["count"], series["note"], first["note"]) == (2, message, message)
+    assert cluster.get("huge")["metadata"]["resourceVersion"] == patched["metadata"]["resourceVersion"]
+    described = cluster.server.kubectl("describe", "pod", "-n", cluster.ns, "huge").stdout
+    lines = described[described.index("Events:"):].splitlines()[3:]
+    assert len(lines) == 2, lines
+    assert re.fullmatch(rf"  Warning  FailedScheduling  \d+s +default-scheduler  {re.escape(message)}", lines[0])
+    assert re.fullmatch(rf"  Warning  FailedScheduling  \d+s \(x2 over \d+s\)  default-scheduler  {re.escape(message)}",
+                        lines[1]), lines  # fmt: skip
