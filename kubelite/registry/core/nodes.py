@@ -1,4 +1,4 @@
-"""Nodes: their quantities decoded, allocatable defaulted from capacity, validation, and
+"""Nodes: created with their status, their quantities decoded, allocatable defaulted from capacity, validation, and
 spec.unschedulable for field selectors."""
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ from kubelite.registry.validation.quantities import decode_quantities
 class NodeStrategy(Strategy):
     tracks_generation = False
     selectable_fields = ("spec.unschedulable",)
+
+    def prepare_for_create(self, obj: Obj) -> None:
+        """Keep the status: kube's node strategy lets a create set every field, as a kubelet registering its
+        Node does (conditions, capacity, addresses, nodeInfo in the one request)."""
 
     def default(self, obj: Obj) -> None:
         decode_quantities(self.spec, obj)
