@@ -122,16 +122,23 @@ class Kubelet:
         self.timing = timing
         self.health = health or NodeHealth()
         self.clock: Clock = clients.clock
-        self._factory = clients.informer_factory(field_selector=f"spec.nodeName={node.name}")
-        self.pods = self._factory.for_resource(PODS)
-        self.controller = Controller(
-            f"kubelet {node.name}", self._reconcile, workers=workers, max_retries=None, clock=self.clock
-        )
-        self.controller.watch(self.pods.informer)
-        self.events = EventSink(clients.dynamic, name=f"kubelet {node.name}")
+        self.workers = workers
         self._pod_client = clients.resource(*PODS)
         self._node_client = clients.resource(*NODES)
         self._lease_client = clients.resource(*LEASES).namespace(lease.NODE_LEASE_NAMESPACE)
+        self._runs = 0
+        self._start_over()
+
+    def _start_over(self) -> None:
+        """A run's state, all new: a kubelet that runs again (its cluster's leadership came back) starts as a
+        restarted kubelet does, from what the API holds."""
+        self._factory = self.clients.informer_factory(field_selector=f"spec.nodeName={self.name}")
+        self.pods = self._factory.for_resource(PODS)
+        self.controller = Controller(
+            f"kubelet {self.name}", self._reconcile, workers=self.workers, max_retries=None, clock=self.clock
+        )
+        self.controller.watch(self.pods.informer)
+        self.events = EventSink(self.clients.dynamic, name=f"kubelet {self.name}")
         #: the Node as the last write or read left it
         self.node: Obj | None = None
         self.allocator: PodIPAllocator | None = None
@@ -146,6 +153,9 @@ class Kubelet:
 
     async def run(self) -> None:
         """Register, then keep the node and its pods until cancelled."""
+        if self._runs:
+            self._start_over()
+        self._runs += 1
         try:
             await self._register()
             self._factory.start()
