@@ -334,8 +334,12 @@ class Kubelet:
             state = _PodState(first_sight(pod, self.node, now, self.allocator))
             self._states[key] = state
         view = pod
-        if state.written is not None and _version(pod) < state.written_version:
-            view = {**pod, "status": state.written}
+        if state.written is not None:
+            if _version(pod) < state.written_version:
+                view = {**pod, "status": state.written}
+            else:
+                # the informer caught up: its copy is as new, and the kubelet need not keep its own
+                state.written = None
         result = sync_pod(view, self.node, state.record, now, timing=self.timing)
         state.record = result.record
         at = self.clock.now()
