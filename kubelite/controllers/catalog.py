@@ -51,7 +51,11 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
-    return []
+    from kubelite.controllers.disruption.controller import DisruptionController
+
+    return [
+        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
+    ]
 
 
 def known_names() -> tuple[list[str], dict[str, str], set[str]]:
