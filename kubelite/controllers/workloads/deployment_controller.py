@@ -38,6 +38,7 @@ from kubelite.controllers.workloads.replicaset_controller import (
     NAMESPACE_TERMINATING,
     PODS,
     SyncError,
+    as_encoded,
     error_text,
     run_action,
 )
@@ -280,7 +281,7 @@ class DeploymentController:
         if is_own_replica_set(d, existing):
             return
         try:
-            await self.clients_by_resource["deployments"].update_status(collision_status(d))
+            await self.clients_by_resource["deployments"].update_status(as_encoded("deployments", collision_status(d)))
         except ApiError as exc:
             log.info("deployment-controller: bumping collisionCount of %s failed: %s", meta_namespace_key(d), exc)
         raise SyncError(f'replicasets.apps "{action.name}" already exists')
@@ -291,7 +292,7 @@ class DeploymentController:
         updated, event = create_failed(d, action.name, error_text(exc), now)
         if updated is not None:
             try:
-                await self.clients_by_resource["deployments"].update_status(updated)
+                await self.clients_by_resource["deployments"].update_status(as_encoded("deployments", updated))
             except ApiError as status_exc:
                 log.info("deployment-controller: status of %s: %s", meta_namespace_key(d), status_exc)
         self.recorder.event(d, event.type, event.reason, event.message)

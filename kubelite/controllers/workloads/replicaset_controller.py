@@ -133,6 +133,33 @@ def error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+#: the status counts kube's types mark omitempty (int32 values, so a zero is not on the wire); a pointer such
+#: as terminatingReplicas keeps its zero, and a ReplicaSet's replicas is always written
+OMITTED_WHEN_ZERO = {
+    "deployments": (
+        "observedGeneration",
+        "replicas",
+        "updatedReplicas",
+        "readyReplicas",
+        "availableReplicas",
+        "unavailableReplicas",
+    ),
+    "replicasets": ("observedGeneration", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"),
+    "replicationcontrollers": ("observedGeneration", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"),
+}
+
+
+def as_encoded(resource: str, obj: Obj) -> Obj:
+    """The object with its status as kube's encoding writes it: zero counts that are omitempty left out."""
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        return obj
+    dropped = [f for f in OMITTED_WHEN_ZERO.get(resource, ()) if status.get(f) == 0]
+    if not dropped:
+        return obj
+    return {**obj, "status": {k: v for k, v in status.items() if k not in dropped}}
+
+
 async def run_action(client: ResourceClient, action: Action) -> Obj:
     """One write of a plan, against `client` bound to the action's resource."""
     target = client.namespace(action.namespace or None)
@@ -141,7 +168,7 @@ async def run_action(client: ResourceClient, action: Action) -> Obj:
     if action.verb == "update":
         return await target.update(action.obj)
     if action.verb == "update_status":
-        return await target.update_status(action.obj)
+        return await target.update_status(as_encoded(action.resource, action.obj))
     if action.verb == "patch":
         patch_type = "strategic" if action.patch_type in (None, "application/strategic-merge-patch+json") else "json"
         if action.patch_type == "application/merge-patch+json":
@@ -449,10 +476,11 @@ class ReplicaSetController:
 
     async def _write_status(self, owner: Obj, status: Obj) -> None:
         """updateReplicaSetStatus: PUT the status, and once more on a fresh read if that fails."""
+        resource = self.kind.gvr[2]
         updated = deep_copy(owner)
         updated["status"] = status
         try:
-            await self.owner_client.update_status(updated)
+            await self.owner_client.update_status(as_encoded(resource, updated))
             return
         except NotFound:
             return
@@ -464,7 +492,7 @@ class ReplicaSetController:
         except NotFound:
             return
         fresh["status"] = status
-        await self.owner_client.update_status(fresh)
+        await self.owner_client.update_status(as_encoded(resource, fresh))
 
 
 def _typed(event: Event) -> tuple[str, str, str]:
