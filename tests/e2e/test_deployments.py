@@ -373,7 +373,7 @@ def test_pause_resume_and_restart(server: KubeliteProcess) -> None:
 
     assert server.kubectl("rollout", "resume", "deployment/pause").stdout == "deployment.apps/pause resumed\n"
     rollout_status(server, "pause")
-    first, second = replica_sets_of(server, "pause")
+    _, second = replica_sets_of(server, "pause")
     assert second["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
 
     assert server.kubectl("rollout", "restart", "deployment/pause").stdout == "deployment.apps/pause restarted\n"
