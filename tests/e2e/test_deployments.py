@@ -10,6 +10,8 @@ pod Running and Ready through `pods/status` (and finishes deletions), as a kubel
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib.util
 import json
 import re
@@ -23,6 +25,11 @@ from urllib.parse import quote
 
 import pytest
 
+from kubelite.client.clock import FakeClock
+from kubelite.client.component import ComponentClient
+from kubelite.client.config import Config
+from kubelite.controllers.workloads.deployment_controller import DeploymentController
+from kubelite.controllers.workloads.replicaset_controller import ReplicaSetController
 from tests.e2e.server import KubeliteProcess
 
 POD_TEMPLATE_HASH = "pod-template-hash"
@@ -33,11 +40,13 @@ SIMULATED_NODES = all(
     for module in ("kubelite.cluster.scheduler.component", "kubelite.cluster.kubelet.kubelet")
 )
 DEADLINE = 60.0
+#: a pod with this label is left Pending by the stand-in kubelet (no real kubelet runs where it is used)
+STUCK = "test.kubelite.io/stuck"
 
 
 class StandInKubelet(threading.Thread):
-    """What a kubelet would do to pods, for a build without simulated nodes: every pod goes Running and
-    Ready, and a pod being deleted goes at once."""
+    """What a kubelet would do to pods, where no simulated node runs them: every pod goes Running and
+    Ready (but those labelled STUCK), and a pod being deleted goes at once."""
 
     def __init__(self, server: KubeliteProcess) -> None:
         super().__init__(daemon=True)
@@ -60,7 +69,7 @@ class StandInKubelet(threading.Thread):
             if meta.get("deletionTimestamp"):
                 options = {"gracePeriodSeconds": 0, "preconditions": {"uid": meta["uid"]}}
                 self.server.http("DELETE", path, options)
-            elif (pod.get("status") or {}).get("phase") != "Running":
+            elif (pod.get("status") or {}).get("phase") != "Running" and STUCK not in (meta.get("labels") or {}):
                 status = {
                     "phase": "Running",
                     "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": now}],
@@ -538,3 +547,150 @@ def test_replica_set_adopts_replaces_and_releases_pods(server: KubeliteProcess, 
         "availableReplicas": 2,
         "observedGeneration": 1,
     }
+
+
+# -- time: minReadySeconds and progressDeadlineSeconds, on a fake clock --------------------------------------
+
+
+class FakeTimeControllers(threading.Thread):
+    """The Deployment and ReplicaSet controllers in this process, on a FakeClock that follows real time in
+    small ticks (so retries and polls go on) and that a test moves ahead with `step`, against a server that
+    runs neither controller."""
+
+    TICK = 0.02
+
+    def __init__(self, server: KubeliteProcess) -> None:
+        super().__init__(daemon=True)
+        self.server = server
+        self.clock = FakeClock(wall_offset=time.time() - 1_000.0)
+        self.loop = asyncio.new_event_loop()
+        self._main: asyncio.Task[None] | None = None
+
+    def run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self._main = self.loop.create_task(self._run())
+        with contextlib.suppress(asyncio.CancelledError):
+            self.loop.run_until_complete(self._main)
+        self.loop.close()
+
+    async def _run(self) -> None:
+        clients = ComponentClient("kube-controller-manager", Config(host=self.server.url), clock=self.clock)
+        loops = [DeploymentController(clients), ReplicaSetController(clients)]
+        clients.start_informers()
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(self._tick())
+                for loop in loops:
+                    group.create_task(loop.run())
+        finally:
+            await clients.close()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.TICK)
+            self.clock.step(self.TICK)
+
+    def step(self, seconds: float) -> None:
+        self.loop.call_soon_threadsafe(self.clock.step, seconds)
+
+    def stop(self) -> None:
+        if self._main is not None:
+            self.loop.call_soon_threadsafe(self._main.cancel)
+        self.join(10)
+
+
+@pytest.fixture(scope="module")
+def timed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KubeliteProcess, FakeTimeControllers]]:
+    proc = KubeliteProcess(tmp_path_factory.mktemp("deployments-time")).start()  # an API server alone
+    kubelet = StandInKubelet(proc)
+    kubelet.start()
+    controllers = FakeTimeControllers(proc)
+    controllers.start()
+    try:
+        yield proc, controllers
+    finally:
+        controllers.stop()
+        kubelet.stopped.set()
+        kubelet.join(5)
+        proc.stop()
+
+
+def deployment_manifest(name: str, replicas: int, spec: str, pod_labels: str = "") -> str:
+    return (
+        f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  replicas: {replicas}\n{spec}"
+        f"  selector:\n    matchLabels:\n      app: {name}\n"
+        f"  template:\n    metadata:\n      labels:\n        app: {name}\n{pod_labels}"
+        "    spec:\n      containers:\n      - name: app\n        image: nginx\n"
+    )
+
+
+def condition(d: Any, kind: str) -> dict[str, Any] | None:
+    found = next((c for c in (d.get("status") or {}).get("conditions") or [] if c["type"] == kind), None)
+    return None if found is None else {k: v for k, v in found.items() if not k.endswith("Time")}
+
+
+def test_pods_count_as_available_after_min_ready_seconds(
+    timed: tuple[KubeliteProcess, FakeTimeControllers], tmp_path: Path
+) -> None:
+    server, controllers = timed
+    manifest = deployment_manifest("patient", 2, "  minReadySeconds: 30\n")
+    assert apply_manifest(server, manifest, tmp_path, "patient") == "deployment.apps/patient created\n"
+
+    def ready_not_available() -> Any:
+        rss = replica_sets_of(server, "patient")
+        return rss and rss[0].get("status", {}).get("readyReplicas") == 2
+
+    wait_for("two ready pods", ready_not_available)
+    [rs] = replica_sets_of(server, "patient")
+    assert "availableReplicas" not in rs["status"]
+    wait_for("the Deployment's status", lambda: deployment(server, "patient")["status"].get("readyReplicas") == 2)
+    assert condition(deployment(server, "patient"), "Available") == {
+        "type": "Available",
+        "status": "False",
+        "reason": "MinimumReplicasUnavailable",
+        "message": "Deployment does not have minimum availability.",
+    }
+
+    controllers.step(32)
+    wait_for("the pods available", lambda: deployment(server, "patient")["status"].get("availableReplicas") == 2)
+    rs = get(server, f"/apis/apps/v1/namespaces/default/replicasets/{rs['metadata']['name']}")
+    assert rs["status"]["availableReplicas"] == 2
+    assert condition(deployment(server, "patient"), "Available") == {
+        "type": "Available",
+        "status": "True",
+        "reason": "MinimumReplicasAvailable",
+        "message": "Deployment has minimum availability.",
+    }
+
+
+def test_a_stuck_rollout_exceeds_its_progress_deadline(
+    timed: tuple[KubeliteProcess, FakeTimeControllers], tmp_path: Path
+) -> None:
+    server, controllers = timed
+    manifest = deployment_manifest("stuck", 2, "  progressDeadlineSeconds: 60\n", f"        {STUCK}: 'yes'\n")
+    apply_manifest(server, manifest, tmp_path, "stuck")
+
+    def progressing() -> Any:
+        return condition(deployment(server, "stuck"), "Progressing")
+
+    wait_for("the rollout progressing", lambda: (c := progressing()) and c["reason"] == "ReplicaSetUpdated")
+    [rs] = replica_sets_of(server, "stuck")
+    rs_name = rs["metadata"]["name"]
+    assert progressing() == {
+        "type": "Progressing",
+        "status": "True",
+        "reason": "ReplicaSetUpdated",
+        "message": f'ReplicaSet "{rs_name}" is progressing.',
+    }
+
+    controllers.step(61)
+    wait_for("the deadline exceeded", lambda: (c := progressing()) and c["reason"] == "ProgressDeadlineExceeded")
+    assert progressing() == {
+        "type": "Progressing",
+        "status": "False",
+        "reason": "ProgressDeadlineExceeded",
+        "message": f'ReplicaSet "{rs_name}" has timed out progressing.',
+    }
+    result = server.kubectl("rollout", "status", "deployment/stuck", "--timeout=10s", check=False)
+    assert result.returncode == 1
+    assert result.stderr == 'error: deployment "stuck" exceeded its progress deadline\n'
