@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from kubelite.apimachinery.meta import Obj, parse_rfc3339, rfc3339
+from kubelite.controllers.workloads.controller_utils import is_pod_ready, owner_controller
 
 #: how long an eviction's entry in disruptedPods counts before its pod is assumed not deleted after all
 DELETION_TIMEOUT = timedelta(minutes=2)
@@ -40,11 +41,6 @@ class BudgetStatus:
     recheck_after: float | None = None
 
 
-def is_ready(pod: Obj) -> bool:
-    conditions = (pod.get("status") or {}).get("conditions") or []
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
-
-
 def _scaled(value: int | str, total: int, *, what: str) -> int:
     if isinstance(value, int):
         return value
@@ -56,13 +52,6 @@ def _scaled(value: int | str, total: int, *, what: str) -> int:
     except ValueError as exc:
         raise BudgetError(f"invalid value for IntOrString: invalid value {text!r}") from exc
     return math.ceil(percent * total / 100)
-
-
-def controller_ref(pod: Obj) -> Obj | None:
-    for ref in pod["metadata"].get("ownerReferences") or []:
-        if ref.get("controller"):
-            return dict(ref)
-    return None
 
 
 def expected_and_desired(pdb: Obj, pods: Sequence[Obj], scale_of: Mapping[str, int | None]) -> tuple[int, int, bool]:
@@ -77,7 +66,7 @@ def expected_and_desired(pdb: Obj, pods: Sequence[Obj], scale_of: Mapping[str, i
         return 0, 0, False  # nothing is expected, so nothing may be disrupted
     expected, unmanaged, seen = 0, False, set()
     for pod in pods:
-        ref = controller_ref(pod)
+        ref = owner_controller(pod)
         if ref is None:
             unmanaged = True
             continue
@@ -121,9 +110,12 @@ def budget_status(pdb: Obj, pods: Sequence[Obj], scale_of: Mapping[str, int | No
         ))  # fmt: skip
     disrupted, recheck = _current_disruptions(old.get("disruptedPods") or {}, pods, now)
     healthy = sum(
-        1 for pod in pods
-        if is_ready(pod) and not pod["metadata"].get("deletionTimestamp") and pod["metadata"]["name"] not in disrupted
-    )  # fmt: skip
+        1
+        for pod in pods
+        if is_pod_ready(pod)
+        and not pod["metadata"].get("deletionTimestamp")
+        and pod["metadata"]["name"] not in disrupted
+    )
     allowed = healthy - desired
     if expected <= 0 or allowed <= 0:
         allowed = 0

@@ -20,7 +20,8 @@ from kubelite.client.cache.keys import meta_namespace_key, split_meta_namespace_
 from kubelite.client.component import ComponentClient
 from kubelite.client.controller import Controller
 from kubelite.client.errors import Conflict, NotFound
-from kubelite.controllers.disruption.budget import budget_status, controller_ref
+from kubelite.controllers.disruption.budget import budget_status
+from kubelite.controllers.workloads.controller_utils import owner_controller
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ class DisruptionController:
     def _scale_of(self, pods: list[Obj]) -> dict[str, int | None]:
         scales: dict[str, int | None] = {}
         for pod in pods:
-            ref = controller_ref(pod)
+            ref = owner_controller(pod)
             if ref is None or str(ref.get("uid")) in scales:
                 continue
             scales[str(ref["uid"])] = self._scale(pod["metadata"]["namespace"], ref)
@@ -88,7 +89,7 @@ class DisruptionController:
         if owner["metadata"].get("uid") != ref.get("uid"):
             return None
         if ref.get("kind") == "ReplicaSet":
-            parent = controller_ref(owner)
+            parent = owner_controller(owner)
             if parent is not None and parent.get("kind") == "Deployment":
                 return self._scale(namespace, parent)
         replicas = (owner.get("spec") or {}).get("replicas")
