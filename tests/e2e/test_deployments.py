@@ -385,6 +385,22 @@ def test_pause_resume_and_restart(server: KubeliteProcess) -> None:
     assert [rs["spec"]["replicas"] for rs in rss] == [0, 0, 2]
 
 
+def test_recreate_starts_the_new_pods_once_the_old_ones_are_gone(server: KubeliteProcess, tmp_path: Path) -> None:
+    manifest = deployment_manifest("redo", 2, "  strategy:\n    type: Recreate\n")
+    apply_manifest(server, manifest, tmp_path, "redo")
+    rollout_status(server, "redo")
+    [old] = replica_sets_of(server, "redo")
+    server.kubectl("set", "image", "deployment/redo", "app=nginx:1.27")
+    rollout_status(server, "redo")
+    first, second = replica_sets_of(server, "redo")
+    assert first["metadata"]["name"] == old["metadata"]["name"]
+    assert wait_for_events(server, "Deployment", "redo", 3) == [
+        scaled(first["metadata"]["name"], "up", 0, 2),
+        scaled(first["metadata"]["name"], "down", 2, 0),
+        scaled(second["metadata"]["name"], "up", 0, 2),
+    ]
+
+
 # -- ReplicationControllers and ReplicaSets ------------------------------------------------------------------
 
 
