@@ -51,7 +51,13 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
-    return []
+    from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
+    from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
+
+    return [
+        ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
+        ControllerDescriptor("endpointslice-controller", ("endpointslice",), EndpointSliceController),
+    ]
 
 
 def known_names() -> tuple[list[str], dict[str, str], set[str]]:
