@@ -419,12 +419,15 @@ def test_services_without_a_selector_and_the_kubernetes_service_are_left_alone(c
     kubernetes = endpoints_of(cluster, "default", "kubernetes")
     assert kubernetes["metadata"]["labels"] == {"endpointslice.kubernetes.io/skip-mirror": "true"}
     assert kubernetes["subsets"][0]["ports"] == [{"name": "https", "port": cluster.secure_port, "protocol": "TCP"}]
-    managed = [
-        s
-        for s in slices_of(cluster, "default", "kubernetes")
-        if s["metadata"]["labels"].get("endpointslice.kubernetes.io/managed-by") == MANAGED_BY
-    ]
-    assert managed == []
+    # the API server's own slice, which no controller manages
+    [own] = slices_of(cluster, "default", "kubernetes")
+    assert own["metadata"]["name"] == "kubernetes"
+    assert own["metadata"]["labels"] == {"kubernetes.io/service-name": "kubernetes"}
+    assert own["addressType"] == "IPv4"
+    assert own["endpoints"] == [{"addresses": ["127.0.0.1"], "conditions": {"ready": True}}]
+    assert own["ports"] == [{"name": "https", "port": cluster.secure_port, "protocol": "TCP"}]
+    described = cluster.kubectl("describe", "service", "kubernetes").stdout
+    assert re.search(rf"^Endpoints:\s+127\.0\.0\.1:{cluster.secure_port}$", described, re.M), described
 
 
 def test_a_deleted_service_takes_its_endpoints_and_slices(cluster: KubeliteProcess) -> None:
