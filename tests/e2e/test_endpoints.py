@@ -439,3 +439,44 @@ def test_a_deleted_service_takes_its_endpoints_and_slices(cluster: KubeliteProce
     assert cluster.http("DELETE", f"/api/v1/namespaces/{ns}/services/web").status == 200
     eventually(lambda: endpoints_of(cluster, ns, "web") is None, what="the endpoints deleted")
     eventually(lambda: slices_of(cluster, ns, "web") == [], what="the slices collected")
+
+
+def test_a_pod_on_an_unknown_node_is_left_out_with_a_warning_on_the_service(cluster: KubeliteProcess) -> None:
+    ns = namespace(cluster, "ep-nonode")
+    web_service(cluster, ns)
+    pod(cluster, ns, "web-1", "10.244.13.10", ready=True, labels={"app": "web"}, ports=HTTP_PORT)
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "ghost", "labels": {"app": "web"}},
+        "spec": {"nodeName": "nowhere", "containers": [{"name": "app", "image": "nginx:1.27", "ports": HTTP_PORT}]},
+    }
+    assert cluster.http("POST", f"/api/v1/namespaces/{ns}/pods", body).status == 201
+    set_status(cluster, ns, "ghost", "10.244.13.11", ready=True)
+
+    def warning() -> list[Any]:
+        events = cluster.http("GET", f"/api/v1/namespaces/{ns}/events").json()["items"]
+        return [e for e in events if e["reason"] == "FailedToUpdateEndpointSlices"]
+
+    [event] = eventually(warning, what="the warning")[:1]
+    assert event["type"] == "Warning"
+    assert event["involvedObject"]["kind"] == "Service" and event["involvedObject"]["name"] == "web"
+    assert event["source"] == {"component": "endpoint-slice-controller"}
+    assert event["message"] == (
+        f"Error updating Endpoint Slices for Service {ns}/web: "
+        f"skipping Pod ghost for Service {ns}/web: Node nowhere Not Found"
+    )
+    assert addresses(slices_of(cluster, ns, "web")) == [("10.244.13.10", True, True, False)]
+    # the Endpoints controller reads no nodes: both pods are there
+    ips = eventually(
+        lambda: (
+            [
+                a["ip"]
+                for s in (endpoints_of(cluster, ns, "web") or {}).get("subsets", [])
+                for a in s.get("addresses", [])
+            ]
+            == ["10.244.13.10", "10.244.13.11"]
+        ),
+        what="both in the endpoints",
+    )
+    assert ips
