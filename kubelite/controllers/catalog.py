@@ -51,12 +51,14 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
+    from kubelite.controllers.disruption.controller import DisruptionController
     from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
     from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
 
     return [
         ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
         ControllerDescriptor("endpointslice-controller", ("endpointslice",), EndpointSliceController),
+        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
     ]
 
 
