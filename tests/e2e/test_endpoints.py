@@ -480,3 +480,54 @@ def test_a_pod_on_an_unknown_node_is_left_out_with_a_warning_on_the_service(clus
         what="both in the endpoints",
     )
     assert ips
+
+
+def test_pods_scheduled_and_run_by_the_cluster_are_published(cluster: KubeliteProcess) -> None:
+    pytest.importorskip("kubelite.cluster.scheduler.component")
+    pytest.importorskip("kubelite.cluster.kubelet.kubelet")
+    ns = namespace(cluster, "ep-flow")
+    web_service(cluster, ns)
+    for name in ("run-1", "run-2", "run-3"):
+        body = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx:1.27", "ports": HTTP_PORT}]},
+        }
+        assert cluster.http("POST", f"/api/v1/namespaces/{ns}/pods", body).status == 201
+
+    def running() -> list[Any]:
+        pods = cluster.http("GET", f"/api/v1/namespaces/{ns}/pods").json()["items"]
+        ready = [
+            p
+            for p in pods
+            if p["status"].get("podIP")
+            and any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions", []))
+        ]
+        return pods if len(ready) == 3 else []
+
+    pods = eventually(running, what="three pods running and ready")
+    expected = sorted((p["status"]["podIP"], p["spec"]["nodeName"], p["metadata"]["name"]) for p in pods)
+    assert {node for _, node, _ in expected} <= {"kubelite-node-0", "kubelite-node-1"}
+
+    def published() -> list[tuple[str, str, str]]:
+        found = sorted(
+            (e["addresses"][0], e.get("nodeName", ""), e["targetRef"]["name"])
+            for s in slices_of(cluster, ns, "web")
+            for e in s.get("endpoints") or []
+            if e["conditions"]["ready"]
+        )
+        return found if found == expected else []
+
+    eventually(published, what="the running pods in the slice")
+    eventually(
+        lambda: (
+            sorted(
+                (a["ip"], a["nodeName"], a["targetRef"]["name"])
+                for s in (endpoints_of(cluster, ns, "web") or {}).get("subsets", [])
+                for a in s.get("addresses", [])
+            )
+            == expected
+        ),
+        what="the running pods in the endpoints",
+    )
