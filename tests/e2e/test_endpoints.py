@@ -9,15 +9,22 @@ The pods here sit on nodes of the test's own, bound at creation with their statu
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kubelite.client.clock import FakeClock
+from kubelite.client.component import ComponentClient
+from kubelite.client.config import load_kube_config
+from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
+from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
 from tests.e2e.server import KubeliteProcess
 from tests.e2e.test_kubectl_support import table
 
@@ -531,3 +538,158 @@ def test_pods_scheduled_and_run_by_the_cluster_are_published(cluster: KubelitePr
         ),
         what="the running pods in the endpoints",
     )
+
+
+# -- the loops in this process, on a clock of the test's ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeliteProcess]:
+    """A cluster whose own Endpoints and EndpointSlice controllers are off: the tests run theirs."""
+    off = "--controllers=*,-endpoints-controller,-endpointslice-controller"
+    proc = KubeliteProcess(Path(tmp_path_factory.mktemp("kubelite")), cluster=True, extra_args=["--nodes=0", off])
+    proc.start()
+    yield proc
+    proc.stop()
+
+
+@contextlib.asynccontextmanager
+async def in_process(proc: KubeliteProcess, build: Callable[..., Any], clock: FakeClock) -> AsyncIterator[Any]:
+    """A controller on a component client of the admin, its queue on `clock`, running until the block ends."""
+    clients = ComponentClient("kube-controller-manager", load_kube_config(proc.kubeconfig))
+    loop = build(clients, clock=clock)
+    clients.start_informers()
+    task: asyncio.Task[None] | None = None
+    try:
+        await clients.informers.wait_for_cache_sync(timeout=30)
+
+        # with its caches and handlers synced before it runs, the controller waits for nothing on `clock`
+        async def synced() -> bool:
+            return loop.controller.has_synced()
+
+        await until(synced)
+        task = asyncio.create_task(loop.run())
+        yield loop
+    finally:
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        await clients.close()
+
+
+async def until(check: Callable[[], Awaitable[Any]], timeout: float = 45.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (result := await check()):
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+    return result
+
+
+def test_a_slice_changed_by_someone_else_is_put_back_a_second_later(bare: KubeliteProcess) -> None:
+    ns = namespace(bare, "ep-put-back")
+    node_created = bare.http(
+        "POST", "/api/v1/nodes", {"metadata": {"name": NODE, "labels": {"topology.kubernetes.io/zone": ZONE}}}
+    )
+    assert node_created.status in (201, 409)
+    web_service(bare, ns)
+    pod(bare, ns, "web-1", "10.244.20.10", ready=True, labels={"app": "web"}, ports=HTTP_PORT)
+    clock = FakeClock()
+
+    async def body() -> None:
+        async with in_process(bare, EndpointSliceController, clock) as loop:
+            queue = loop.controller.queue
+
+            async def published() -> Any:
+                found = await asyncio.to_thread(slices_of, bare, ns, "web")
+                return found[0] if found and addresses(found) else None
+
+            slice_ = await until(published)
+            emptied = {**slice_, "endpoints": []}
+            written = await asyncio.to_thread(
+                bare.http,
+                "PUT",
+                f"/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices/{slice_['metadata']['name']}",
+                emptied,
+            )
+            assert written.status == 200, written.body
+            generation = written.json()["metadata"]["generation"]
+
+            async def noticed() -> bool:
+                cached = loop.slices.informer.indexer.get_by_key(f"{ns}/{slice_['metadata']['name']}")
+                return cached is not None and cached["metadata"]["generation"] == generation and queue.waiting() >= 1
+
+            await until(noticed)
+            await asyncio.sleep(0.3)
+            assert addresses(await asyncio.to_thread(slices_of, bare, ns, "web")) == []  # not before its second
+            clock.step(1.0)
+            restored = await until(published)
+            # its own write may be seen before the controller knows its generation (as in kube): the sync it then
+            # queues writes nothing
+            clock.step(1.0)
+            await asyncio.sleep(0.3)
+            assert (queue.waiting(), len(queue)) == (0, 0)
+            again = await asyncio.to_thread(slices_of, bare, ns, "web")
+            assert [s["metadata"]["resourceVersion"] for s in again] == [restored["metadata"]["resourceVersion"]]
+
+    asyncio.run(asyncio.wait_for(body(), 90))
+
+
+def test_a_failed_sync_is_retried_after_its_backoff(bare: KubeliteProcess) -> None:
+    ns = namespace(bare, "ep-backoff")
+    service(bare, ns, "late", {"selector": {"app": "late"}, "ports": [{"port": 80}]})
+    body_ = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "late-1", "labels": {"app": "late"}},
+        "spec": {"nodeName": "late-node", "containers": [{"name": "app", "image": "nginx:1.27"}]},
+    }
+    assert bare.http("POST", f"/api/v1/namespaces/{ns}/pods", body_).status == 201
+    set_status(bare, ns, "late-1", "10.244.21.10", ready=True)
+    clock = FakeClock()
+
+    async def body() -> None:
+        async with in_process(bare, EndpointSliceController, clock) as loop:
+            queue = loop.controller.queue
+
+            async def failed_once() -> bool:
+                # (the slices of other namespaces' Services, listed at start, queue those a second later too)
+                return queue.num_requeues(f"{ns}/late") == 1
+
+            await until(failed_once)
+            found = await asyncio.to_thread(slices_of, bare, ns, "late")
+            assert [s.get("endpoints") for s in found] == [[]]  # the placeholder, the pod left out
+            created = await asyncio.to_thread(bare.http, "POST", "/api/v1/nodes", {"metadata": {"name": "late-node"}})
+            assert created.status == 201
+            await until(lambda: asyncio.sleep(0, loop.nodes.informer.indexer.get_by_key("late-node")))
+            clock.step(0.9)
+            await asyncio.sleep(0.3)
+            assert addresses(await asyncio.to_thread(slices_of, bare, ns, "late")) == []
+            clock.step(0.1)  # the first retry comes 1 s after the failure
+
+            async def published() -> list[Any]:
+                return addresses(await asyncio.to_thread(slices_of, bare, ns, "late"))
+
+            assert await until(published) == [("10.244.21.10", True, True, False)]
+
+    asyncio.run(asyncio.wait_for(body(), 90))
+
+
+def test_endpoints_left_without_their_service_are_deleted_at_start(bare: KubeliteProcess) -> None:
+    ns = namespace(bare, "ep-leftover")
+    for name, marks in (("orphan", {}), ("lock", {"control-plane.alpha.kubernetes.io/leader": "{}"})):
+        body_ = {
+            "metadata": {"name": name, "annotations": marks},
+            "subsets": [{"addresses": [{"ip": "192.0.2.9"}], "ports": [{"port": 1}]}],
+        }
+        assert bare.http("POST", f"/api/v1/namespaces/{ns}/endpoints", body_).status == 201
+
+    async def body() -> None:
+        async with in_process(bare, EndpointsController, FakeClock()):
+
+            async def orphan_gone() -> bool:
+                return (await asyncio.to_thread(endpoints_of, bare, ns, "orphan")) is None
+
+            await until(orphan_gone)
+        assert endpoints_of(bare, ns, "lock") is not None  # a leader-election lock has no Service
+
+    asyncio.run(asyncio.wait_for(body(), 90))

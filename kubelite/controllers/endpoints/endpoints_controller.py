@@ -21,6 +21,7 @@ from kubelite.apimachinery.selectors import LabelSelector
 from kubelite.client.cache.handlers import ResourceEventHandlerFuncs, deleted_object
 from kubelite.client.cache.keys import meta_namespace_key, split_meta_namespace_key
 from kubelite.client.cache.wait import wait_for_cache_sync
+from kubelite.client.clock import Clock
 from kubelite.client.component import ComponentClient
 from kubelite.client.controller import Controller
 from kubelite.client.errors import ApiError, NotFound
@@ -52,14 +53,16 @@ def _labels(obj: Any) -> dict[str, str]:
 
 
 class EndpointsController:
-    def __init__(self, clients: ComponentClient, *, workers: int = WORKERS) -> None:
+    def __init__(self, clients: ComponentClient, *, workers: int = WORKERS, clock: Clock | None = None) -> None:
         self.clients = clients
+        #: the work queue's clock (its delays and backoff), the component's unless a test brings its own
+        self.clock = clock or clients.clock
         self.services = clients.informers.for_resource(("", "v1", "services"))
         self.pods = clients.informers.for_resource(("", "v1", "pods"))
         self.endpoints = clients.informers.for_resource(("", "v1", "endpoints"))
         self.client = clients.resource("", "v1", "endpoints")
         self.recorder = clients.recorder("endpoint-controller")
-        self.controller = Controller("endpoint", self.sync_service, workers=workers, clock=clients.clock)
+        self.controller = Controller("endpoint", self.sync_service, workers=workers, clock=self.clock)
         self.controller.watch(self.services.informer)
         self.pods.informer.add_event_handler(
             ResourceEventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)
@@ -153,6 +156,6 @@ class EndpointsController:
 
     async def run(self) -> None:
         informers = (self.services.informer, self.pods.informer, self.endpoints.informer)
-        await wait_for_cache_sync(*(i.has_synced for i in informers), clock=self.clients.clock)
+        await wait_for_cache_sync(*(i.has_synced for i in informers), clock=self.clock)
         self._queue_leftovers()
         await self.controller.run()

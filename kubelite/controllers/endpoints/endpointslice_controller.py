@@ -22,6 +22,7 @@ from kubelite.client.cache.handlers import ResourceEventHandlerFuncs, deleted_ob
 from kubelite.client.cache.keys import split_meta_namespace_key
 from kubelite.client.cache.store import Indexer
 from kubelite.client.cache.wait import wait_for_cache_sync
+from kubelite.client.clock import Clock
 from kubelite.client.component import ComponentClient
 from kubelite.client.controller import Controller
 from kubelite.client.errors import ApiError, NotFound
@@ -93,8 +94,10 @@ def _labels(obj: Any) -> dict[str, str]:
 
 
 class EndpointSliceController:
-    def __init__(self, clients: ComponentClient, *, workers: int = WORKERS) -> None:
+    def __init__(self, clients: ComponentClient, *, workers: int = WORKERS, clock: Clock | None = None) -> None:
         self.clients = clients
+        #: the work queue's clock (its delays and backoff), the component's unless a test brings its own
+        self.clock = clock or clients.clock
         self.services = clients.informers.for_resource(("", "v1", "services"))
         self.pods = clients.informers.for_resource(("", "v1", "pods"))
         self.nodes = clients.informers.for_resource(("", "v1", "nodes"), namespaced=False)
@@ -102,10 +105,10 @@ class EndpointSliceController:
         self.client = clients.resource(*SLICES)
         self.recorder = clients.recorder("endpoint-slice-controller")
         limiter = MaxOfRateLimiter(
-            ItemExponentialFailureRateLimiter(1.0, 1000.0), BucketRateLimiter(10.0, 100, clock=clients.clock)
+            ItemExponentialFailureRateLimiter(1.0, 1000.0), BucketRateLimiter(10.0, 100, clock=self.clock)
         )
         self.controller = Controller(
-            "endpoint_slice", self.sync_service, workers=workers, rate_limiter=limiter, clock=clients.clock
+            "endpoint_slice", self.sync_service, workers=workers, rate_limiter=limiter, clock=self.clock
         )
         self.controller.watch(self.services.informer)
         self.pods.informer.add_event_handler(
@@ -231,5 +234,5 @@ class EndpointSliceController:
 
     async def run(self) -> None:
         informers = (self.services.informer, self.pods.informer, self.slices.informer, self.nodes.informer)
-        await wait_for_cache_sync(*(i.has_synced for i in informers), clock=self.clients.clock)
+        await wait_for_cache_sync(*(i.has_synced for i in informers), clock=self.clock)
         await self.controller.run()
