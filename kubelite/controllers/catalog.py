@@ -54,10 +54,20 @@ def api_controllers() -> list[ControllerDescriptor]:
     from kubelite.controllers.disruption.controller import DisruptionController
     from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
     from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
+    from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
+    from kubelite.controllers.workloads.replicaset_controller import (
+        build_replica_set_controller,
+        build_replication_controller_manager,
+    )
 
     return [
         ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
         ControllerDescriptor("endpointslice-controller", ("endpointslice",), EndpointSliceController),
+        ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
+        ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
+        ControllerDescriptor(
+            "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
+        ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
     ]
 
