@@ -22,7 +22,7 @@ import pytest
 
 from kubelite.client.clock import FakeClock
 from kubelite.client.component import ComponentClient
-from kubelite.client.config import load_kube_config
+from kubelite.client.config import Config
 from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
 from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
 from tests.e2e.server import KubeliteProcess
@@ -540,6 +540,76 @@ def test_pods_scheduled_and_run_by_the_cluster_are_published(cluster: KubelitePr
     )
 
 
+def test_a_deployments_pods_follow_its_scale(cluster: KubeliteProcess) -> None:
+    ns = namespace(cluster, "ep-deploy")
+    service(
+        cluster,
+        ns,
+        "shop",
+        {"selector": {"app": "shop"}, "ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+    )
+    template = {
+        "metadata": {"labels": {"app": "shop"}},
+        "spec": {
+            "terminationGracePeriodSeconds": 1,
+            "containers": [{"name": "app", "image": "nginx:1.27", "ports": HTTP_PORT}],
+        },
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "shop"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "shop"}}, "template": template},
+    }
+    assert cluster.http("POST", f"/apis/apps/v1/namespaces/{ns}/deployments", deployment).status == 201
+
+    def ready_ips() -> list[str]:
+        pods = cluster.http("GET", f"/api/v1/namespaces/{ns}/pods").json()["items"]
+        return sorted(
+            p["status"]["podIP"]
+            for p in pods
+            if p["status"].get("podIP")
+            and not p["metadata"].get("deletionTimestamp")
+            and any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions", []))
+        )
+
+    def published() -> list[str]:
+        return sorted(a for a, ready, _, _ in addresses(slices_of(cluster, ns, "shop")) if ready)
+
+    def exactly(count: int) -> Callable[[], list[str]]:
+        def check() -> list[str]:
+            found = ready_ips()
+            return found if len(found) == count else []
+
+        return check
+
+    two = eventually(exactly(2), what="two replicas ready")
+    eventually(lambda: published() == two, what="both replicas in the slice")
+    ports = [s["ports"] for s in slices_of(cluster, ns, "shop")]
+    assert ports == [[{"name": "http", "port": 8080, "protocol": "TCP"}]]
+
+    scaled = cluster.http(
+        "PATCH",
+        f"/apis/apps/v1/namespaces/{ns}/deployments/shop/scale",
+        json.dumps({"spec": {"replicas": 1}}),
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert scaled.status == 200, scaled.body
+    one = eventually(exactly(1), what="one replica left")
+    eventually(lambda: [ip for ip, *_ in addresses(slices_of(cluster, ns, "shop"))] == one, what="the other gone")
+    eventually(
+        lambda: (
+            [
+                a["ip"]
+                for s in (endpoints_of(cluster, ns, "shop") or {}).get("subsets", [])
+                for a in s.get("addresses", [])
+            ]
+            == one
+        ),
+        what="the other gone from the endpoints",
+    )
+
+
 # -- the loops in this process, on a clock of the test's ----------------------------------------------------
 
 
@@ -555,8 +625,9 @@ def bare(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeliteProcess]:
 
 @contextlib.asynccontextmanager
 async def in_process(proc: KubeliteProcess, build: Callable[..., Any], clock: FakeClock) -> AsyncIterator[Any]:
-    """A controller on a component client of the admin, its queue on `clock`, running until the block ends."""
-    clients = ComponentClient("kube-controller-manager", load_kube_config(proc.kubeconfig))
+    """A controller on a component client of its own, its queue on `clock`, running until the block ends."""
+    # the insecure port, as the other in-process component tests: no TLS transports to outlive the loop
+    clients = ComponentClient("kube-controller-manager", Config(host=proc.url))
     loop = build(clients, clock=clock)
     clients.start_informers()
     task: asyncio.Task[None] | None = None
