@@ -52,6 +52,8 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.disruption.controller import DisruptionController
+    from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
+    from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
     from kubelite.controllers.workloads.replicaset_controller import (
         build_replica_set_controller,
@@ -59,6 +61,8 @@ def api_controllers() -> list[ControllerDescriptor]:
     )
 
     return [
+        ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
+        ControllerDescriptor("endpointslice-controller", ("endpointslice",), EndpointSliceController),
         ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
         ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
         ControllerDescriptor(
