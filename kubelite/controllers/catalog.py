@@ -51,7 +51,11 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
-    return []
+    from kubelite.controllers.statefulset import controller as statefulset
+
+    return [
+        ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
+    ]
 
 
 def known_names() -> tuple[list[str], dict[str, str], set[str]]:
