@@ -153,6 +153,11 @@ def events(proc: KubeliteProcess, ns: str, reason: str) -> list[str]:
     return [e["message"] for e in ours]
 
 
+def wait_events(proc: KubeliteProcess, ns: str, reason: str, count: int) -> list[str]:
+    """The set's events of `reason` once there are `count` of them (the recorder writes them after the fact)."""
+    return list(wait_for(f"{count} {reason} events", lambda: len(found := events(proc, ns, reason)) >= count and found))
+
+
 def _time(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
@@ -188,7 +193,7 @@ def test_ordered_ready_members_come_one_at_a_time_with_their_claims(proc: Kubeli
         assert found["metadata"]["labels"] == {"app": "web"}
         assert found["spec"]["accessModes"] == ["ReadWriteOnce"]
         assert "ownerReferences" not in found["metadata"]  # Retain, Retain
-    assert events(proc, "ordered", "SuccessfulCreate") == [
+    assert wait_events(proc, "ordered", "SuccessfulCreate", 6) == [
         "create Claim data-web-0 Pod web-0 in StatefulSet web success",
         "create Pod web-0 in StatefulSet web successful",
         "create Claim data-web-1 Pod web-1 in StatefulSet web success",
@@ -234,7 +239,7 @@ def test_scale_down_removes_the_highest_ordinal_first(proc: KubeliteProcess) -> 
         == "statefulset.apps/web scaled\n"
     )
     wait_for("one member left", lambda: pod_names(proc, "scaling") == ["web-0"])
-    assert events(proc, "scaling", "SuccessfulDelete") == [
+    assert wait_events(proc, "scaling", "SuccessfulDelete", 2) == [
         "delete Pod web-2 in StatefulSet web successful",
         "delete Pod web-1 in StatefulSet web successful",
     ]
@@ -306,7 +311,7 @@ def test_a_rolling_update_held_by_a_partition_then_history_and_undo(proc: Kubeli
         ),
     )
     assert (sts["status"]["currentReplicas"], sts["status"]["updatedReplicas"]) == (3, 3)
-    deleted = events(proc, "rolling", "SuccessfulDelete")
+    deleted = wait_events(proc, "rolling", "SuccessfulDelete", 3)
     assert deleted == [f"delete Pod web-{i} in StatefulSet web successful" for i in (2, 1, 0)]
 
     # undo: the first revision's template comes back and that revision becomes number 3
@@ -324,3 +329,48 @@ def test_a_rolling_update_held_by_a_partition_then_history_and_undo(proc: Kubeli
     for i in (2, 1, 0):
         make_ready(proc, "rolling", f"web-{i}", revision=old)
     wait_for("the rollback complete", lambda: statefulset(proc, "rolling")["status"].get("currentRevision") == old)
+
+
+def test_an_orphan_member_is_adopted_and_given_its_identity(proc: KubeliteProcess) -> None:
+    create_namespace(proc, "adopting")
+    orphan = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web-0", "labels": {"app": "web"}},
+        "spec": {"terminationGracePeriodSeconds": 0, "containers": [{"name": "c", "image": "nginx:1.25"}]},
+    }
+    got = proc.http("POST", "/api/v1/namespaces/adopting/pods", body=orphan)
+    assert got.status == 201, got.body
+    uid = got.json()["metadata"]["uid"]
+    got = proc.http("POST", STS.format(ns="adopting"), body=web(1, updateStrategy={"type": "OnDelete"}))
+    assert got.status == 201, got.body
+    owner = got.json()["metadata"]["uid"]
+    adopted = wait_for(
+        "the adoption", lambda: (p := pod(proc, "adopting", "web-0")) and p["metadata"].get("ownerReferences") and p
+    )
+    assert adopted["metadata"]["uid"] == uid
+    assert adopted["metadata"]["ownerReferences"] == [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "name": "web",
+            "uid": owner,
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
+    make_ready(proc, "adopting", "web-0")
+    # once Running and Ready, the member gets the labels of its identity (in place: OnDelete replaces nothing)
+    fixed = wait_for(
+        "the identity labels",
+        lambda: (
+            (p := pod(proc, "adopting", "web-0"))
+            and p["metadata"]["labels"].get("statefulset.kubernetes.io/pod-name") == "web-0"
+            and p
+        ),
+    )
+    assert fixed["metadata"]["uid"] == uid
+    assert fixed["metadata"]["labels"]["apps.kubernetes.io/pod-index"] == "0"
+    updates = wait_events(proc, "adopting", "SuccessfulUpdate", 1)
+    assert updates == ["update Pod web-0 in StatefulSet web successful"]
+    assert events(proc, "adopting", "SuccessfulCreate") == []

@@ -20,7 +20,8 @@ class Harness:
         sts["metadata"]["resourceVersion"] = "1"
         self.objects.sets[sts["metadata"]["name"]] = sts
         self.events: list[tuple[str, str, str]] = []
-        self.control = StatefulSetControl(self.objects, self._record, lambda: NOW)
+        self.now = NOW
+        self.control = StatefulSetControl(self.objects, self._record, lambda: self.now)
 
     def _record(self, sts: dict, event_type: str, reason: str, message: str) -> None:
         self.events.append((event_type, reason, message))
@@ -284,3 +285,18 @@ def test_a_failed_create_is_a_warning_and_the_sync_error() -> None:
     ]
     # the status is written all the same
     assert h.objects.writes[-1] == ("update_status", "statefulsets", "web")
+
+
+def test_min_ready_seconds_holds_the_next_member_until_the_last_is_available() -> None:
+    h = Harness(stateful_set(replicas=2, minReadySeconds=10))
+    h.sync()
+    h.ready("web-0")
+    h.objects.pods["web-0"]["status"]["conditions"][0]["lastTransitionTime"] = "2026-01-01T00:00:00Z"
+    h.now = datetime(2026, 1, 1, 0, 0, 9, tzinfo=UTC)
+    status = h.sync()
+    assert h.pods() == ["web-0"]
+    assert status is not None and (status["readyReplicas"], status["availableReplicas"]) == (1, 0)
+    h.now = datetime(2026, 1, 1, 0, 0, 10, tzinfo=UTC)
+    status = h.sync()
+    assert h.pods() == ["web-0", "web-1"]
+    assert status is not None and status["availableReplicas"] == 1
