@@ -51,9 +51,11 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
+    from kubelite.controllers.disruption.controller import DisruptionController
     from kubelite.controllers.statefulset import controller as statefulset
 
     return [
+        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
     ]
 
