@@ -374,3 +374,30 @@ def test_an_orphan_member_is_adopted_and_given_its_identity(proc: KubeliteProces
     updates = wait_events(proc, "adopting", "SuccessfulUpdate", 1)
     assert updates == ["update Pod web-0 in StatefulSet web successful"]
     assert events(proc, "adopting", "SuccessfulCreate") == []
+
+
+def test_parallel_members_and_claims_deleted_on_scale_down(proc: KubeliteProcess) -> None:
+    claim = {
+        "metadata": {"name": "data"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
+    policy = {"whenDeleted": "Retain", "whenScaled": "Delete"}
+    create_web(
+        proc,
+        "parallel",
+        2,
+        podManagementPolicy="Parallel",
+        volumeClaimTemplates=[claim],
+        persistentVolumeClaimRetentionPolicy=policy,
+    )
+    # Parallel: both members at once, neither waiting for the other to be Ready
+    wait_for("both members", lambda: pod_names(proc, "parallel") == ["web-0", "web-1"])
+    bring_up(proc, "parallel", 2)
+    proc.kubectl("scale", "statefulset/web", "--replicas=1", "-n", "parallel")
+    wait_for("one member left", lambda: pod_names(proc, "parallel") == ["web-0"])
+    # the scaled-down member owned its claim, so the garbage collector takes the claim with it
+    wait_for(
+        "the claim gone", lambda: get(proc, "/api/v1/namespaces/parallel/persistentvolumeclaims/data-web-1") is None
+    )
+    kept = get(proc, "/api/v1/namespaces/parallel/persistentvolumeclaims/data-web-0")
+    assert kept is not None and "ownerReferences" not in kept["metadata"]
