@@ -123,7 +123,8 @@ class StatefulSetController:
         self.recorder: EventRecorder = clients.recorder(NAME)
         self.objects = _HTTPObjects(self)
         self.control = StatefulSetControl(self.objects, self._record, self._now)
-        self.controller = Controller(NAME, self.reconcile, workers=workers, clock=clients.clock)
+        # kube requeues a failing set with backoff for as long as it fails
+        self.controller = Controller(NAME, self.reconcile, workers=workers, max_retries=None, clock=clients.clock)
         self.controller.watch(self.set_informer.informer)
         self.controller.watch(self.pod_informer.informer, keys=self._sets_of_pod)
         # claims and revisions are read from their caches only: kube adds no handlers, only waits for them

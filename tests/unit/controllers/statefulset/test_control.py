@@ -300,3 +300,18 @@ def test_min_ready_seconds_holds_the_next_member_until_the_last_is_available() -
     status = h.sync()
     assert h.pods() == ["web-0", "web-1"]
     assert status is not None and status["availableReplicas"] == 1
+
+
+def test_a_name_taken_by_other_data_counts_a_collision() -> None:
+    from kubelite.controllers.statefulset import history
+
+    h = Harness(stateful_set(replicas=1))
+    wanted = history.new_revision(h.sts, 1, 0)
+    squatter = deep_copy(wanted)
+    squatter["data"] = {"spec": {"template": {"$patch": "replace", "metadata": {"labels": {"other": "x"}}}}}
+    squatter["metadata"]["ownerReferences"] = []
+    h.objects.revisions[wanted["metadata"]["name"]] = squatter
+    status = h.sync()
+    second = history.new_revision(h.sts, 1, 1)["metadata"]["name"]
+    assert ("create", "controllerrevisions", second) in h.objects.writes
+    assert status is not None and (status["updateRevision"], status["collisionCount"]) == (second, 1)
