@@ -59,6 +59,7 @@ def api_controllers() -> list[ControllerDescriptor]:
         build_replica_set_controller,
         build_replication_controller_manager,
     )
+    from kubelite.controllers.statefulset import controller as statefulset
 
     return [
         ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
@@ -69,6 +70,7 @@ def api_controllers() -> list[ControllerDescriptor]:
             "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
         ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
+        ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
     ]
 
 
