@@ -51,7 +51,11 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
-    return []
+    from kubelite.controllers.daemonset import controller as daemonset
+
+    return [
+        ControllerDescriptor("daemonset-controller", ("daemonset",), daemonset.build),
+    ]
 
 
 def known_names() -> tuple[list[str], dict[str, str], set[str]]:
