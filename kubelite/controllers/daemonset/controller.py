@@ -602,7 +602,7 @@ class DaemonSetController:
             status = to_update.setdefault("status", {})
             if observe_generation:
                 status["observedGeneration"] = meta.get("generation")
-            status.update(counts.as_status())
+            sync.write_counts(status, counts)
             try:
                 await client.update_status(to_update)
                 return

@@ -461,6 +461,7 @@ class DaemonSetCounts:
     number_unavailable: int
 
     def as_status(self) -> dict[str, int]:
+        """The counts as DaemonSetStatus fields, zero ones included."""
         return {
             "desiredNumberScheduled": self.desired_number_scheduled,
             "currentNumberScheduled": self.current_number_scheduled,
@@ -505,6 +506,19 @@ def daemon_set_status(
         elif pods:
             misscheduled += 1
     return DaemonSetCounts(desired, current, misscheduled, ready, updated, available, desired - available)
+
+
+#: the counts DaemonSetStatus marks omitempty: a Go client never sends them at zero
+OMITTED_AT_ZERO = ("updatedNumberScheduled", "numberAvailable", "numberUnavailable")
+
+
+def write_counts(status: dict[str, Any], counts: DaemonSetCounts) -> None:
+    """Put the counts into a status as kube's client would encode it (zero omitempty fields left out)."""
+    for key, value in counts.as_status().items():
+        if value == 0 and key in OMITTED_AT_ZERO:
+            status.pop(key, None)
+        else:
+            status[key] = value
 
 
 def status_unchanged(ds: Mapping[str, Any], counts: DaemonSetCounts) -> bool:
