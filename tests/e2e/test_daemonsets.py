@@ -127,7 +127,7 @@ class StandIn:
                 }
                 self.server.http("POST", base + "/binding", binding)
                 continue
-            if pod.get("status", {}).get("phase") != "Running":
+            if pod.get("status", {}).get("phase") in (None, "Pending"):
                 now = _now()
                 status = {
                     "status": {
@@ -174,7 +174,7 @@ def _kubelets_register(proc: KubeliteProcess) -> bool:
 
 
 def _daemon_set(name: str, *, node_selector: dict[str, str] | None = None, tolerations: list[Any] | None = None,
-                image: str = "registry.k8s.io/pause:3.10") -> dict[str, Any]:
+                image: str = "registry.k8s.io/pause:3.10", strategy: dict[str, Any] | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "terminationGracePeriodSeconds": 0,
         "containers": [{"name": "agent", "image": image}],
@@ -183,7 +183,7 @@ def _daemon_set(name: str, *, node_selector: dict[str, str] | None = None, toler
         spec["nodeSelector"] = node_selector
     if tolerations:
         spec["tolerations"] = tolerations
-    return {
+    ds: dict[str, Any] = {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
         "metadata": {"name": name},
@@ -192,6 +192,9 @@ def _daemon_set(name: str, *, node_selector: dict[str, str] | None = None, toler
             "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
         },
     }
+    if strategy is not None:
+        ds["spec"]["updateStrategy"] = strategy
+    return ds
 
 
 def _create_ds(server: KubeliteProcess, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -391,3 +394,51 @@ def _ds_revision_hash(server: KubeliteProcess) -> str:
     revisions = _get(server, "/apis/apps/v1/namespaces/ds-roll/controllerrevisions")["items"]
     assert len(revisions) == 1
     return str(revisions[0]["metadata"]["labels"]["controller-revision-hash"])
+
+
+def test_a_failed_daemon_pod_is_replaced(server: KubeliteProcess) -> None:
+    create_namespace(server, "ds-failed")
+    labelled = server.http("PATCH", "/api/v1/nodes/kubelite-node-2",
+                           {"metadata": {"labels": {"ds-test/failing": "yes"}}}, headers=MERGE_PATCH)
+    assert labelled.status == 200
+    _create_ds(server, "ds-failed", _daemon_set("fragile", node_selector={"ds-test/failing": "yes"}))
+    _eventually(_status_is(server, "ds-failed", "fragile", {"numberReady": 1}), what="a ready pod")
+    (first,) = _pods(server, "ds-failed", "fragile")
+    name = first["metadata"]["name"]
+    failed = server.http("PATCH", f"/api/v1/namespaces/ds-failed/pods/{name}/status",
+                         {"status": {"phase": "Failed", "reason": "Evicted"}}, headers=MERGE_PATCH)
+    assert failed.status == 200
+    replacement = _eventually(
+        lambda: [p for p in _pods(server, "ds-failed", "fragile") if p["metadata"]["name"] != name],
+        what="a replacement pod",
+    )
+    assert [_target(p) for p in replacement] == ["kubelite-node-2"]
+    events = _events(server, "ds-failed", "fragile")
+    assert ("Warning", "FailedDaemonPod",
+            f"Found failed daemon pod ds-failed/{name} on node kubelite-node-2, will try to kill it") in events
+    assert ("Normal", "SuccessfulDelete", f"Deleted pod: {name}") in events
+
+
+def test_on_delete_updates_only_pods_that_are_deleted(server: KubeliteProcess) -> None:
+    create_namespace(server, "ds-ondelete")
+    _create_ds(server, "ds-ondelete", _daemon_set("manual", strategy={"type": "OnDelete"}))
+    _eventually(_status_is(server, "ds-ondelete", "manual", {"numberReady": 3, "updatedNumberScheduled": 3}),
+                what="three ready pods")
+    before = {_target(p): p["metadata"]["name"] for p in _pods(server, "ds-ondelete", "manual")}
+    patch = {"spec": {"template": {"metadata": {"labels": {"app": "manual", "track": "new"}}}}}
+    updated = server.http("PATCH", "/apis/apps/v1/namespaces/ds-ondelete/daemonsets/manual", patch,
+                          headers=MERGE_PATCH)
+    assert updated.status == 200
+    _eventually(_status_is(server, "ds-ondelete", "manual", {"observedGeneration": 2}), what="generation 2 seen")
+    status = _ds(server, "ds-ondelete", "manual")["status"]
+    assert "updatedNumberScheduled" not in status  # zero: no pod is of the new template
+    assert {_target(p): p["metadata"]["name"] for p in _pods(server, "ds-ondelete", "manual")} == before
+    deleted = server.http("DELETE", f"/api/v1/namespaces/ds-ondelete/pods/{before['kubelite-node-0']}",
+                          {"gracePeriodSeconds": 0})
+    assert deleted.status == 200
+    _eventually(_status_is(server, "ds-ondelete", "manual", {"updatedNumberScheduled": 1, "numberReady": 3}),
+                what="one updated pod")
+    pods = {_target(p): p for p in _pods(server, "ds-ondelete", "manual")}
+    assert pods["kubelite-node-0"]["metadata"]["labels"]["track"] == "new"
+    assert {n: p["metadata"]["name"] for n, p in pods.items() if n != "kubelite-node-0"} == {
+        n: name for n, name in before.items() if n != "kubelite-node-0"}
