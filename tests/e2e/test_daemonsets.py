@@ -10,6 +10,7 @@ pods Running and Ready, and finishes the deletion of terminating pods, as a kube
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +20,10 @@ from typing import Any
 
 import pytest
 
+from kubelite.client.clock import FakeClock
+from kubelite.client.component import ComponentClient
+from kubelite.client.config import Config
+from kubelite.controllers.daemonset.controller import DaemonSetController
 from tests.e2e.server import KubeliteProcess
 from tests.e2e.test_kubectl_support import create_namespace
 
@@ -442,3 +447,119 @@ def test_on_delete_updates_only_pods_that_are_deleted(server: KubeliteProcess) -
     assert pods["kubelite-node-0"]["metadata"]["labels"]["track"] == "new"
     assert {n: p["metadata"]["name"] for n, p in pods.items() if n != "kubelite-node-0"} == {
         n: name for n, name in before.items() if n != "kubelite-node-0"}
+
+
+@pytest.fixture(scope="module")
+def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeliteProcess]:
+    """An API server alone, with hand-made nodes: the test runs the controller itself, on a fake clock."""
+    proc = KubeliteProcess(Path(tmp_path_factory.mktemp("kubelite-bare"))).start()
+    stand_in = StandIn(proc)
+    try:
+        for name in NODES:
+            _create_node(proc, name)
+        stand_in.thread.start()
+        yield proc
+    finally:
+        stand_in.stop.set()
+        if stand_in.thread.is_alive():
+            stand_in.thread.join(5)
+        proc.stop()
+
+
+async def _until(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    """Poll `check` (run in a thread: it may block on HTTP) in real time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await asyncio.to_thread(check)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not reached in time")
+        await asyncio.sleep(0.1)
+
+
+def test_min_ready_seconds_pass_on_the_controllers_clock(bare_server: KubeliteProcess) -> None:
+    create_namespace(bare_server, "ds-clock")
+    body = _daemon_set("slow")
+    body["spec"]["minReadySeconds"] = 60
+
+    async def scenario() -> None:
+        clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
+        clients = ComponentClient("kube-controller-manager", Config(host=bare_server.url), clock=clock)
+        loop = DaemonSetController(clients)
+        clients.start_informers()
+        # the caches fill in real time; the controller's own waits are on the fake clock
+        await _until(loop.has_synced, "informers synced")
+        running = asyncio.create_task(loop.run())
+        try:
+            await asyncio.to_thread(_create_ds, bare_server, "ds-clock", body)
+            await _until(_status_is(bare_server, "ds-clock", "slow", {"numberReady": 3, "numberUnavailable": 3}),
+                         "three ready pods")
+            status = (await asyncio.to_thread(_ds, bare_server, "ds-clock", "slow"))["status"]
+            assert "numberAvailable" not in status
+            clock.step(30)  # not yet a minute since the pods turned ready
+            await asyncio.sleep(1.0)
+            status = (await asyncio.to_thread(_ds, bare_server, "ds-clock", "slow"))["status"]
+            assert (status.get("numberAvailable"), status["numberUnavailable"]) == (None, 3)
+            clock.step(40)
+            await _until(_status_is(bare_server, "ds-clock", "slow", {"numberAvailable": 3, "numberReady": 3}),
+                         "three available pods")
+            status = (await asyncio.to_thread(_ds, bare_server, "ds-clock", "slow"))["status"]
+            assert "numberUnavailable" not in status
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+            await clients.close()
+
+    asyncio.run(scenario())
+
+
+def test_failed_pods_are_replaced_behind_a_backoff(bare_server: KubeliteProcess) -> None:
+    create_namespace(bare_server, "ds-backoff")
+    labelled = bare_server.http("PATCH", "/api/v1/nodes/kubelite-node-0",
+                                {"metadata": {"labels": {"ds-test/backoff": "yes"}}}, headers=MERGE_PATCH)
+    assert labelled.status == 200
+    body = _daemon_set("flaky", node_selector={"ds-test/backoff": "yes"})
+
+    def fail_the_pod() -> str:
+        (pod,) = _pods(bare_server, "ds-backoff", "flaky")
+        name = pod["metadata"]["name"]
+        failed = bare_server.http("PATCH", f"/api/v1/namespaces/ds-backoff/pods/{name}/status",
+                                  {"status": {"phase": "Failed"}}, headers=MERGE_PATCH)
+        assert failed.status == 200
+        return str(name)
+
+    def running_pod_other_than(name: str) -> Callable[[], bool]:
+        def check() -> bool:
+            pods = _pods(bare_server, "ds-backoff", "flaky")
+            return len(pods) == 1 and pods[0]["metadata"]["name"] != name and pods[0]["status"]["phase"] == "Running"
+
+        return check
+
+    async def scenario() -> None:
+        clock = FakeClock(start=1000.0, wall_offset=time.time() - 1000.0)
+        clients = ComponentClient("kube-controller-manager", Config(host=bare_server.url), clock=clock)
+        loop = DaemonSetController(clients)
+        clients.start_informers()
+        await _until(loop.has_synced, "informers synced")
+        running = asyncio.create_task(loop.run())
+        try:
+            await asyncio.to_thread(_create_ds, bare_server, "ds-backoff", body)
+            await _until(_status_is(bare_server, "ds-backoff", "flaky", {"numberReady": 1}), "a ready pod")
+            first = await asyncio.to_thread(fail_the_pod)
+            await _until(running_pod_other_than(first), "the first replacement")
+            second = await asyncio.to_thread(fail_the_pod)
+            await asyncio.sleep(1.0)
+            pods = await asyncio.to_thread(_pods, bare_server, "ds-backoff", "flaky")
+            # within the one-second backoff of its node, the failed pod stays
+            assert [(p["metadata"]["name"], p["status"]["phase"]) for p in pods] == [(second, "Failed")]
+            clock.step(1.5)
+            await _until(running_pod_other_than(second), "the second replacement")
+            # (events are not compared here: on a clock that stands still they share a name, and the server
+            # keeps the first; test_a_failed_daemon_pod_is_replaced reads them on a real clock)
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+            await clients.close()
+
+    asyncio.run(scenario())
