@@ -260,9 +260,12 @@ def test_one_pod_per_node_pinned_by_affinity(server: KubeliteProcess) -> None:
          "controller": True, "blockOwnerDeletion": True}
     ]
     assert revision["data"]["spec"]["template"]["$patch"] == "replace"
+    assert ds["metadata"]["annotations"] == {"deprecated.daemonset.template.generation": "1"}
+    assert revision["metadata"]["annotations"] == ds["metadata"]["annotations"]
     for node, (pod,) in by_node.items():
         assert pod["metadata"]["generateName"] == "agent-"
-        assert pod["metadata"]["labels"] == {"app": "agent", "controller-revision-hash": revision_hash}
+        assert pod["metadata"]["labels"] == {"app": "agent", "controller-revision-hash": revision_hash,
+                                             "pod-template-generation": "1"}
         assert pod["metadata"]["ownerReferences"] == revision["metadata"]["ownerReferences"]
         assert pod["spec"]["affinity"] == {
             "nodeAffinity": {
@@ -372,6 +375,7 @@ def test_a_rolling_update_replaces_pods_and_rollout_status_follows(server: Kubel
     updated = server.http("PATCH", "/apis/apps/v1/namespaces/ds-roll/daemonsets/roller", patch,
                           headers=STRATEGIC_PATCH)
     assert updated.status == 200 and updated.json()["metadata"]["generation"] == 2
+    assert updated.json()["metadata"]["annotations"] == {"deprecated.daemonset.template.generation": "2"}
     rolled = server.kubectl("rollout", "status", "daemonset/roller", "-n", "ds-roll", "--timeout=60s", timeout=90)
     assert rolled.stdout.endswith('daemon set "roller" successfully rolled out\n')
     pods = _pods(server, "ds-roll", "roller")
@@ -384,6 +388,7 @@ def test_a_rolling_update_replaces_pods_and_rollout_status_follows(server: Kubel
     assert revisions[0]["metadata"]["labels"]["controller-revision-hash"] == first_hash
     new_hash = revisions[1]["metadata"]["labels"]["controller-revision-hash"]
     assert {p["metadata"]["labels"]["controller-revision-hash"] for p in pods} == {new_hash}
+    assert {p["metadata"]["labels"]["pod-template-generation"] for p in pods} == {"2"}
     status = _ds(server, "ds-roll", "roller")["status"]
     assert {k: status.get(k) for k in ("desiredNumberScheduled", "updatedNumberScheduled", "numberAvailable",
                                        "observedGeneration")} == {
