@@ -398,6 +398,16 @@ def test_a_rolling_update_replaces_pods_and_rollout_status_follows(server: Kubel
     history = server.kubectl("rollout", "history", "daemonset/roller", "-n", "ds-roll")
     assert history.stdout.split("\n")[:4] == ["daemonset.apps/roller ", "REVISION  CHANGE-CAUSE", "1         <none>",
                                               "2         <none>"]
+    # undo applies revision 1's patch: its template is current again, renumbered 3
+    undone = server.kubectl("rollout", "undo", "daemonset/roller", "-n", "ds-roll")
+    assert undone.stdout == "daemonset.apps/roller rolled back\n"
+    server.kubectl("rollout", "status", "daemonset/roller", "-n", "ds-roll", "--timeout=60s", timeout=90)
+    pods = _pods(server, "ds-roll", "roller")
+    assert {p["spec"]["containers"][0]["image"] for p in pods} == {"registry.k8s.io/pause:3.10"}
+    assert {p["metadata"]["labels"]["controller-revision-hash"] for p in pods} == {first_hash}
+    revisions = _get(server, "/apis/apps/v1/namespaces/ds-roll/controllerrevisions")["items"]
+    assert sorted((r["revision"], r["metadata"]["labels"]["controller-revision-hash"]) for r in revisions) == [
+        (2, new_hash), (3, first_hash)]
 
 
 def _ds_revision_hash(server: KubeliteProcess) -> str:
