@@ -52,9 +52,11 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.daemonset import controller as daemonset
+    from kubelite.controllers.disruption.controller import DisruptionController
 
     return [
         ControllerDescriptor("daemonset-controller", ("daemonset",), daemonset.build),
+        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
     ]
 
 
