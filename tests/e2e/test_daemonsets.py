@@ -578,3 +578,42 @@ def test_failed_pods_are_replaced_behind_a_backoff(bare_server: KubeliteProcess)
             await clients.close()
 
     asyncio.run(scenario())
+
+
+def test_orphans_are_adopted_and_pods_that_stop_matching_released(server: KubeliteProcess) -> None:
+    create_namespace(server, "ds-adopt")
+    stray = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "stray", "labels": {"app": "adoptee"}},
+        "spec": {
+            "terminationGracePeriodSeconds": 0,
+            "containers": [{"name": "agent", "image": "registry.k8s.io/pause:3.10"}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["kubelite-node-0"]}]}
+            ]}}},
+        },
+    }
+    assert server.http("POST", "/api/v1/namespaces/ds-adopt/pods", stray).status == 201
+    ds = _create_ds(server, "ds-adopt", _daemon_set("adoptee", strategy={"type": "OnDelete"}))
+    reference = {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "adoptee", "uid": ds["metadata"]["uid"],
+                 "controller": True, "blockOwnerDeletion": True}
+
+    def stray_owners() -> Any:
+        pod = _get(server, "/api/v1/namespaces/ds-adopt/pods/stray")
+        return pod["metadata"].get("ownerReferences")
+
+    assert _eventually(stray_owners, what="the stray pod adopted") == [reference]
+    by_node = _eventually(lambda: (found := _pods_by_node(server, "ds-adopt", "adoptee")) and len(found) == 3 and found,
+                          what="pods on the other nodes")
+    assert [p["metadata"]["name"] for p in by_node["kubelite-node-0"]] == ["stray"]
+    _eventually(_status_is(server, "ds-adopt", "adoptee", {"currentNumberScheduled": 3, "updatedNumberScheduled": 2}),
+                what="the adopted pod counted, not as updated")
+    relabelled = server.http("PATCH", "/api/v1/namespaces/ds-adopt/pods/stray",
+                             {"metadata": {"labels": {"app": "loose"}}}, headers=MERGE_PATCH)
+    assert relabelled.status == 200
+    _eventually(lambda: not stray_owners(), what="the stray pod released")
+    replacement = _eventually(lambda: _pods_by_node(server, "ds-adopt", "adoptee").get("kubelite-node-0"),
+                              what="a pod of the DaemonSet on the first node")
+    assert replacement[0]["metadata"]["name"].startswith("adoptee-")
+    _eventually(_status_is(server, "ds-adopt", "adoptee", {"currentNumberScheduled": 3, "updatedNumberScheduled": 3}))
