@@ -286,6 +286,8 @@ def test_one_pod_per_node_pinned_by_affinity(server: KubeliteProcess) -> None:
     )
     status = _ds(server, "ds-basic", "agent")["status"]
     assert "numberUnavailable" not in status  # zero, omitted
+    table = server.kubectl("get", "daemonset", "agent", "-n", "ds-basic", "--no-headers").stdout.split()
+    assert table[:7] == ["agent", "3", "3", "3", "3", "3", "<none>"]
     # every pod bound where its affinity pinned it
     for node, (pod,) in _pods_by_node(server, "ds-basic", "agent").items():
         assert pod["spec"]["nodeName"] == node
