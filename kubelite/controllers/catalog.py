@@ -51,6 +51,7 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
+    from kubelite.controllers.daemonset import controller as daemonset
     from kubelite.controllers.disruption.controller import DisruptionController
     from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
     from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
@@ -64,6 +65,7 @@ def api_controllers() -> list[ControllerDescriptor]:
     return [
         ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
         ControllerDescriptor("endpointslice-controller", ("endpointslice",), EndpointSliceController),
+        ControllerDescriptor("daemonset-controller", ("daemonset",), daemonset.build),
         ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
         ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
         ControllerDescriptor(
