@@ -51,7 +51,15 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
-    return []
+    from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
+
+    return [
+        ControllerDescriptor("job-controller", ("job",), job_controller.build),
+        ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),
+        ControllerDescriptor(
+            "ttl-after-finished-controller", ("ttl-after-finished",), ttl_after_finished_controller.build
+        ),
+    ]
 
 
 def known_names() -> tuple[list[str], dict[str, str], set[str]]:
