@@ -23,6 +23,7 @@ from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.auth.authn.tokens import TokenAuthenticator
 from kubelite.auth.authn.x509 import X509Authenticator
 from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
@@ -40,6 +41,7 @@ from kubelite.registry.builtin import Registry, RegistryOptions, build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
 from kubelite.registry.store import Store
 from kubelite.server import gc_tuning
+from kubelite.server.cluster import SimulatedCluster, leader_identity
 from kubelite.server.config import ServerConfig
 from kubelite.server.connection import ConnectionServer
 from kubelite.server.director import Director
@@ -73,6 +75,8 @@ class APIServer:
         self._ready = False
         self._advertised = ""
         self.authorizer = AlwaysAllow()
+        #: the tokens of the components kubelite runs itself (controller manager, scheduler, kubelets)
+        self.component_tokens = TokenAuthenticator()
         self._gc_tuner = gc_tuning.FreezeAfterFullCollection()
 
     async def start(self) -> RunningServer:
@@ -123,7 +127,8 @@ class APIServer:
             self.running.insecure_port = await self._serve(server, insecure_sock, None)
         if secure_sock is not None:
             x509 = X509Authenticator(pki.ca_cert)
-            server = self._web_server(director, chain.secure_authenticator(x509.authenticate))
+            authenticator = chain.secure_authenticator(x509.authenticate, self.component_tokens.authenticate)
+            server = self._web_server(director, authenticator)
             self.running.secure_port = await self._serve(server, secure_sock, pki)
             host = "127.0.0.1" if cfg.bind_address in ("0.0.0.0", "::", "127.0.0.1") else cfg.bind_address
             kubeconfig = cfg.data_dir / "admin.kubeconfig"
@@ -141,10 +146,32 @@ class APIServer:
         self.extensions.follow_resources(*(loop for loop in loops if isinstance(loop, GarbageCollector)))
         controllers = run_controllers(registry, informers, root_ca=pki.ca_cert.read_text(), loops=loops)
         self._tasks.add(asyncio.create_task(controllers, name="controllers"))
+        cluster = self._simulated_cluster(pki)
+        if cluster is not None:
+            self._tasks.add(asyncio.create_task(cluster.run(), name="simulated cluster"))
         # build the OpenAPI documents off the request path, so the first kubectl apply does not wait for them
         self._tasks.add(asyncio.create_task(asyncio.to_thread(self.openapi.warm)))
         self._tasks.add(asyncio.create_task(asyncio.to_thread(protobuf.warm_up)))
         return self.running
+
+    def _simulated_cluster(self, pki: PKI) -> SimulatedCluster | None:
+        """The components beside the API, on the secure port when it is on (where their users count)."""
+        cfg = self.config
+        if self.running.secure_port is not None:
+            host = "127.0.0.1" if cfg.bind_address in ("0.0.0.0", "::", "127.0.0.1") else cfg.bind_address
+            url, tokens = f"https://{host}:{self.running.secure_port}", self.component_tokens
+        elif self.running.insecure_port is not None:
+            url, tokens = f"http://{cfg.insecure_bind_address}:{self.running.insecure_port}", None
+        else:
+            log.warning("no port is open: the controller manager, the scheduler and the kubelets do not run")
+            return None
+        return SimulatedCluster(
+            cfg.cluster,
+            api_url=url,
+            ca_pem=pki.ca_cert.read_bytes(),
+            tokens=tokens,
+            identity=leader_identity(cfg.data_dir),
+        )
 
     async def _bookmark_loop(self) -> None:
         assert self.registry is not None
