@@ -186,7 +186,10 @@ class JobController:
         by_name = {str(_meta(pod).get("name")): pod for pod in pods}
         failed_deletes: set[str] = set()
         error: BaseException | None = None
-        events = list(plan.events)
+        # kube records a sync's pod deletions and creations as it makes them, before the conditions' events
+        leading = next((i for i, e in enumerate(plan.events) if e[1] != "SuccessfulDelete"), len(plan.events))
+        events = list(plan.events[:leading])
+        later = list(plan.events[leading:])
 
         held: set[str] = set()
         if plan.status_before_finalizers is not None:
@@ -239,6 +242,7 @@ class JobController:
                 if not status["active"]:
                     del status["active"]
 
+        events.extend(later)
         current = job
         if plan.status_before_finalizers is not None:
             current = await self._write_status(key, current, plan.status_before_finalizers)
