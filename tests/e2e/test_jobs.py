@@ -176,7 +176,7 @@ def test_kubectl_create_job_completes(cluster: KubeliteProcess, ns: str) -> None
             "blockOwnerDeletion": True,
         }
     ]
-    wait_for("active 1", lambda: job(cluster, ns, "pi")["status"].get("active") == 1)
+    wait_for("active 1", lambda: job(cluster, ns, "pi").get("status", {}).get("active") == 1)
     finish_pod(cluster, pod)
     cluster.kubectl("wait", "--for=condition=complete", "job/pi", "-n", ns, "--timeout=45s")
     done = job(cluster, ns, "pi")
@@ -208,7 +208,7 @@ def test_completions_and_parallelism(cluster: KubeliteProcess, ns: str) -> None:
     first = wait_for("two pods", lambda: len(pods(cluster, ns, "par")) == 2 and pods(cluster, ns, "par"))
     time.sleep(0.5)
     assert len(pods(cluster, ns, "par")) == 2  # never more than parallelism at once
-    wait_for("active 2", lambda: job(cluster, ns, "par")["status"].get("active") == 2)
+    wait_for("active 2", lambda: job(cluster, ns, "par").get("status", {}).get("active") == 2)
     finish_pod(cluster, first[0])
     # one left to run: a third pod, and still two active
     known = {p["metadata"]["name"] for p in first}
@@ -218,7 +218,7 @@ def test_completions_and_parallelism(cluster: KubeliteProcess, ns: str) -> None:
             len(found := pods(cluster, ns, "par")) == 3 and [p for p in found if p["metadata"]["name"] not in known]
         ),
     )
-    wait_for("succeeded 1", lambda: job(cluster, ns, "par")["status"].get("succeeded") == 1)
+    wait_for("succeeded 1", lambda: job(cluster, ns, "par").get("status", {}).get("succeeded") == 1)
     assert job(cluster, ns, "par")["status"]["active"] == 2
     finish_pod(cluster, first[1])
     finish_pod(cluster, third)
@@ -261,7 +261,7 @@ def test_an_indexed_job_runs_each_index_once(cluster: KubeliteProcess, ns: str) 
         ]
     finish_pod(cluster, by_index[0])
     finish_pod(cluster, by_index[2])
-    wait_for("indexes 0 and 2", lambda: job(cluster, ns, "idx")["status"].get("completedIndexes") == "0,2")
+    wait_for("indexes 0 and 2", lambda: job(cluster, ns, "idx").get("status", {}).get("completedIndexes") == "0,2")
     assert job(cluster, ns, "idx")["status"]["succeeded"] == 2
     finish_pod(cluster, by_index[1])
     cluster.kubectl("wait", "--for=condition=complete", "job/idx", "-n", ns, "--timeout=45s")
@@ -542,7 +542,7 @@ def test_concurrency_policy_replace_deletes_the_running_job(cluster: KubelitePro
         ]
         status = await eventually(
             "one active",
-            lambda: [r["name"] for r in cronjob(cluster, ns, "replace")["status"].get("active", [])] == [second],
+            lambda: [r["name"] for r in cronjob(cluster, ns, "replace").get("status", {}).get("active", [])] == [second],
         )
         assert status
 
@@ -567,7 +567,7 @@ def test_history_limits_delete_the_oldest_finished_jobs(cluster: KubeliteProcess
             await eventually(
                 f"{name} seen completed",
                 lambda name=name: all(
-                    r["name"] != name for r in cronjob(cluster, ns, "hist")["status"].get("active", [])
+                    r["name"] != name for r in cronjob(cluster, ns, "hist").get("status", {}).get("active", [])
                 ),
             )
             # one successful Job is kept: the newest
