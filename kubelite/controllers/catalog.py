@@ -52,8 +52,10 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
+    from kubelite.controllers.disruption.controller import DisruptionController
 
     return [
+        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("job-controller", ("job",), job_controller.build),
         ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),
         ControllerDescriptor(
