@@ -122,6 +122,9 @@ class CronJobController:
             else:
                 status = with_created_job(status, created)
 
+        if not status.get("active"):
+            # CronJobStatus.active is omitempty: no runs is no field, as kube writes it
+            status = {k: v for k, v in status.items() if k != "active"}
         current = cronjob
         if plan.update_status and status != (cronjob.get("status") or {}):
             body = {**cronjob, "status": status}

@@ -22,7 +22,6 @@ import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from kubelite.apimachinery.meta import deep_copy
 from kubelite.client.cache.handlers import ResourceEventHandlerFuncs, deleted_object
 from kubelite.client.cache.keys import DeletedFinalStateUnknown, meta_namespace_key, split_meta_namespace_key
 from kubelite.client.cache.wait import wait_for_cache_sync
@@ -232,17 +231,10 @@ class JobController:
                 if not (event[1] == "SuccessfulDelete" and event[2].removeprefix("Deleted pod: ") in failed_deletes)
             ]
 
-        status = plan.status
         if plan.pods_to_create:
-            created, failures = await self._create_pods(key, pod_client, plan.pods_to_create, events)
-            if failures:
-                error = error or failures[0]
-                status = deep_copy(status)
-                status["active"] = max(int(status.get("active", 0)) - (len(plan.pods_to_create) - created), 0)
-                if not status["active"]:
-                    del status["active"]
+            failures = await self._create_pods(key, pod_client, plan.pods_to_create, events)
+            error = error or (failures[0] if failures else None)
 
-        events.extend(later)
         current = job
         if plan.status_before_finalizers is not None:
             current = await self._write_status(key, current, plan.status_before_finalizers)
@@ -262,8 +254,12 @@ class JobController:
                     # not removed: the status must not count it; the next sync finds it still uncounted
                     self.finalizers.observed(key, str(_meta(by_name[name]).get("uid")))
                     error = error or result
-        if error is None and plan.update_status and status != (current.get("status") or {}):
-            current = await self._write_status(key, current, status)
+        if error is None:
+            if plan.update_status and plan.status != (current.get("status") or {}):
+                current = await self._write_status(key, current, plan.status)
+            # the conditions' events, once the status holding them is written
+            events.extend(later)
+        # else the status counts what did not happen: the retry works it out again from what did
         for event_type, reason, message in events:
             self.recorder.event(current, event_type, reason, message)
         if error is not None:
@@ -271,8 +267,8 @@ class JobController:
 
     async def _create_pods(
         self, key: str, pod_client: Any, templates: list[dict[str, Any]], events: list[tuple[str, str, str]]
-    ) -> tuple[int, list[BaseException]]:
-        """Create the pods in slow-start batches; returns how many were created and the errors."""
+    ) -> list[BaseException]:
+        """Create the pods in slow-start batches; returns the errors."""
         queue: Iterator[dict[str, Any]] = iter(templates)
         failures: list[BaseException] = []
         attempted = 0
@@ -292,10 +288,10 @@ class JobController:
                 raise
             events.append(created_pod_event(str(_meta(created).get("name"))))
 
-        successes, _ = await run_slow_start(len(templates), create)
+        await run_slow_start(len(templates), create)
         for _ in range(len(templates) - attempted):
             self.expectations.creation_observed(key)
-        return successes, failures
+        return failures
 
     async def _write_status(self, key: str, job: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
         body = {**job, "status": status}
