@@ -205,3 +205,16 @@ def test_an_orphan_pod_with_the_finalizer_loses_it_and_one_whose_job_exists_keep
 
     run(body)
     assert harness.calls == [("patch", "orphan", REMOVE)]
+
+
+def test_a_failed_pod_is_replaced_only_after_the_backoff_and_the_sync_returns_when() -> None:
+    failed = make_pod("p0", "Failed")
+    failed["status"]["containerStatuses"] = [
+        {"name": "c", "state": {"terminated": {"exitCode": 1, "finishedAt": "2023-11-14T22:13:17Z"}}}
+    ]
+    # the clock reads 22:13:20: three of the first failure's ten seconds have passed
+    harness = Harness(make_job(), [failed])
+    assert harness.reconcile() == 7.0
+    assert [(verb, name) for verb, name, _ in harness.calls] == [("status", "j"), ("patch", "p0"), ("status", "j")]
+    assert harness.calls[-1][2]["failed"] == 1
+    assert not any(verb == "create" for verb, _, _ in harness.calls)
