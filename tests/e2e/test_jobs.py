@@ -572,7 +572,12 @@ def test_history_limits_delete_the_oldest_finished_jobs(cluster: KubeliteProcess
             )
             # one successful Job is kept: the newest
             await eventually("only the newest kept", lambda name=name: cronjob_jobs(cluster, ns) == [name])
-        found = [e for e in events(cluster, ns, "CronJob", "hist") if e[1] == "SuccessfulDelete"]
+        found = await eventually(
+            "the deletions' events",
+            lambda: (
+                len(e := [e for e in events(cluster, ns, "CronJob", "hist") if e[1] == "SuccessfulDelete"]) == 2 and e
+            ),
+        )
         assert found == [
             ("Normal", "SuccessfulDelete", f"Deleted job {names[0]}", "cronjob-controller"),
             ("Normal", "SuccessfulDelete", f"Deleted job {names[1]}", "cronjob-controller"),
