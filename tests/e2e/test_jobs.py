@@ -356,6 +356,15 @@ def test_ttl_seconds_after_finished_deletes_the_job_and_its_pods(cluster: Kubeli
     wait_for("its pods deleted", lambda: pods(cluster, ns, "ttl") == [])
 
 
+def test_a_deleted_jobs_pods_lose_the_tracking_finalizer_and_go(cluster: KubeliteProcess, ns: str) -> None:
+    create(cluster, job_manifest("gone", ns, completions=2, parallelism=2))
+    wait_for("two pods", lambda: len(active_pods(cluster, ns, "gone")) == 2)
+    # kubectl deletes in the background: the Job goes at once, the garbage collector deletes its pods, and
+    # the Job controller takes its finalizer off each pod no Job accounts for any more
+    cluster.kubectl("delete", "job", "gone", "-n", ns)
+    wait_for("the pods gone", lambda: pods(cluster, ns, "gone") == [])
+
+
 # ---- CronJobs: the controller in this process, on a FakeClock ----
 
 
