@@ -365,6 +365,39 @@ def test_a_deleted_jobs_pods_lose_the_tracking_finalizer_and_go(cluster: Kubelit
     wait_for("the pods gone", lambda: pods(cluster, ns, "gone") == [])
 
 
+def test_a_job_adopts_an_orphan_its_selector_matches(cluster: KubeliteProcess, ns: str) -> None:
+    stray = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "stray", "namespace": ns, "labels": {"app": "adopt-me"}},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox"}]},
+    }
+    create(cluster, stray)
+    manifest = job_manifest("adopter", ns, manualSelector=True, selector={"matchLabels": {"app": "adopt-me"}})
+    manifest["spec"]["template"]["metadata"] = {"labels": {"app": "adopt-me"}}
+    made = create(cluster, manifest)
+    adopted = wait_for(
+        "the pod adopted",
+        lambda: (p := get(cluster, f"/api/v1/namespaces/{ns}/pods/stray"))["metadata"].get("ownerReferences") and p,
+    )
+    assert adopted["metadata"]["ownerReferences"] == [
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "name": "adopter",
+            "uid": made["metadata"]["uid"],
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
+    assert adopted["metadata"]["finalizers"] == [TRACKING_FINALIZER]
+    finish_pod(cluster, adopted)
+    cluster.kubectl("wait", "--for=condition=complete", "job/adopter", "-n", ns, "--timeout=45s")
+    # the adopted pod was the one completion: the Job made none of its own
+    assert [p["metadata"]["name"] for p in pods(cluster, ns)] == ["stray"]
+    assert job(cluster, ns, "adopter")["status"]["succeeded"] == 1
+
+
 # ---- CronJobs: the controller in this process, on a FakeClock ----
 
 

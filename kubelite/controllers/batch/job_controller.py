@@ -22,6 +22,7 @@ import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from kubelite.apimachinery.selectors import LabelSelector, SelectorError, label_selector_from_spec
 from kubelite.client.cache.handlers import ResourceEventHandlerFuncs, deleted_object
 from kubelite.client.cache.keys import DeletedFinalStateUnknown, meta_namespace_key, split_meta_namespace_key
 from kubelite.client.cache.wait import wait_for_cache_sync
@@ -56,6 +57,22 @@ NAMESPACE_TERMINATING = "NamespaceTerminating"
 
 def _meta(obj: Mapping[str, Any]) -> dict[str, Any]:
     return obj.get("metadata") or {}
+
+
+def _any_controller(obj: Mapping[str, Any]) -> dict[str, Any] | None:
+    return next((ref for ref in _meta(obj).get("ownerReferences") or [] if ref.get("controller")), None)
+
+
+def controller_reference(job: Mapping[str, Any]) -> dict[str, Any]:
+    meta = _meta(job)
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "name": meta.get("name"),
+        "uid": meta.get("uid"),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def _has_finalizer(pod: Mapping[str, Any]) -> bool:
@@ -104,12 +121,30 @@ class JobController:
         key = self._job_key(pod)
         if key is not None:
             self.controller.queue.add(key)
-        elif _has_finalizer(pod):
+        elif _any_controller(pod) is None and not _meta(pod).get("deletionTimestamp"):
+            # an orphan: the Jobs whose selector matches it may adopt it
+            for found in self._matching_jobs(pod):
+                self.controller.queue.add(meta_namespace_key(found))
+        if key is None and _has_finalizer(pod):
             ref = controller_of(pod, "batch/v1", "Job")
             if ref is not None:
                 # the Job may be one the cache has not seen yet: its own sync decides
                 self.controller.queue.add(f"{_meta(pod).get('namespace')}/{ref.get('name')}")
             self.controller.queue.add(ORPHAN_POD + meta_namespace_key(pod))
+
+    def _matching_jobs(self, pod: Mapping[str, Any]) -> list[dict[str, Any]]:
+        labels = _meta(pod).get("labels") or {}
+        if not labels:
+            return []  # every Job's selector has a requirement: nothing matches a pod without labels
+        found = []
+        for job in self.jobs.namespace(str(_meta(pod).get("namespace"))).list():
+            try:
+                selector = label_selector_from_spec((job.get("spec") or {}).get("selector"))
+            except SelectorError:
+                continue
+            if not selector.empty and selector.matches(labels):
+                found.append(job)
+        return found
 
     def _pod_added(self, pod: dict[str, Any]) -> None:
         key = self._job_key(pod)
@@ -169,15 +204,75 @@ class JobController:
         if not self.expectations.satisfied(key, now) or self.finalizers.pending(key, now):
             # the events still owed arrive on the pod informer and enqueue the Job; the TTL is the fallback
             return EXPECTATIONS_TTL_SECONDS
-        uid = _meta(job).get("uid")
-        pods = [
-            pod
-            for pod in self.pods.namespace(namespace).list()
-            if (ref := controller_of(pod, "batch/v1", "Job")) is not None and ref.get("uid") == uid
-        ]
+        pods = await self._claim_pods(job)
         plan = sync_job(job, pods, now_of(self.clock))
         await self._carry_out(key, with_kind(job, "batch/v1", "Job"), pods, plan)
         return plan.requeue_after
+
+    async def _claim_pods(self, job: dict[str, Any]) -> list[dict[str, Any]]:
+        """The pods the Job controls (kube's ClaimPods): its own that its selector still matches, and orphans
+        it matches, adopted with the tracking finalizer; its own that the selector no longer matches are
+        released, finalizer and all."""
+        meta = _meta(job)
+        namespace, uid = str(meta.get("namespace")), meta.get("uid")
+        try:
+            selector = label_selector_from_spec((job.get("spec") or {}).get("selector"))
+        except SelectorError:
+            selector = LabelSelector.nothing()
+        claimed: list[dict[str, Any]] = []
+        orphans: list[dict[str, Any]] = []
+        released: list[dict[str, Any]] = []
+        for pod in self.pods.namespace(namespace).list():
+            ref = _any_controller(pod)
+            matches = selector.matches(_meta(pod).get("labels") or {})
+            if ref is not None:
+                if ref.get("uid") != uid:
+                    continue
+                if matches:
+                    claimed.append(pod)
+                elif not _meta(pod).get("deletionTimestamp"):
+                    released.append(pod)
+            elif matches and not _meta(pod).get("deletionTimestamp") and not meta.get("deletionTimestamp"):
+                orphans.append(pod)
+        client = self.pod_client.namespace(namespace)
+        if orphans and await self._can_adopt(job):
+            patch_ref = controller_reference(job)
+            for pod in orphans:
+                patch = {
+                    "metadata": {
+                        "ownerReferences": [patch_ref],
+                        "uid": _meta(pod).get("uid"),
+                        "finalizers": [TRACKING_FINALIZER],
+                    }
+                }
+                try:
+                    claimed.append(await client.patch(str(_meta(pod).get("name")), patch, patch_type="strategic"))
+                except NotFound:
+                    pass
+        for pod in released:
+            patch = {
+                "metadata": {
+                    "ownerReferences": [{"$patch": "delete", "uid": uid}],
+                    "$deleteFromPrimitiveList/finalizers": [TRACKING_FINALIZER],
+                    "uid": _meta(pod).get("uid"),
+                }
+            }
+            try:
+                await client.patch(str(_meta(pod).get("name")), patch, patch_type="strategic")
+            except NotFound:
+                pass
+        return claimed
+
+    async def _can_adopt(self, job: dict[str, Any]) -> bool:
+        """Read the Job again before adopting (kube's RecheckDeletionTimestamp): not one being deleted, nor a
+        new Job of the same name."""
+        meta = _meta(job)
+        try:
+            fresh = await self.job_client.namespace(meta.get("namespace")).get(str(meta.get("name")))
+        except NotFound:
+            return False
+        fresh_meta = _meta(fresh)
+        return fresh_meta.get("uid") == meta.get("uid") and not fresh_meta.get("deletionTimestamp")
 
     async def _carry_out(self, key: str, job: dict[str, Any], pods: list[dict[str, Any]], plan: JobSync) -> None:
         namespace = str(_meta(job).get("namespace"))

@@ -14,6 +14,7 @@ from tests.unit.controllers.batch.support import Call, StubRecorder, StubResourc
 
 KEY = "ns/j"
 REMOVE = ("strategic", REMOVE_FINALIZER_PATCH)
+SELECTED = {"batch.kubernetes.io/controller-uid": "job-uid"}
 
 
 def make_job(**spec: Any) -> dict[str, Any]:
@@ -24,6 +25,7 @@ def make_job(**spec: Any) -> dict[str, Any]:
         "spec": {
             "completions": 1,
             "parallelism": 1,
+            "selector": {"matchLabels": SELECTED},
             "backoffLimit": 6,
             "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}},
             **spec,
@@ -42,6 +44,7 @@ def make_pod(name: str, phase: str = "Running") -> dict[str, Any]:
             "uid": f"uid-{name}",
             "resourceVersion": "3",
             "creationTimestamp": "2023-11-14T22:13:00Z",
+            "labels": dict(SELECTED),
             "finalizers": [TRACKING_FINALIZER],
             "ownerReferences": [
                 {"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "job-uid", "controller": True}
@@ -218,3 +221,77 @@ def test_a_failed_pod_is_replaced_only_after_the_backoff_and_the_sync_returns_wh
     assert [(verb, name) for verb, name, _ in harness.calls] == [("status", "j"), ("patch", "p0"), ("status", "j")]
     assert harness.calls[-1][2]["failed"] == 1
     assert not any(verb == "create" for verb, _, _ in harness.calls)
+
+
+def test_an_orphan_the_selector_matches_is_adopted_with_the_finalizer_and_counted() -> None:
+    orphan = make_pod("stray", "Succeeded")
+    orphan["metadata"]["ownerReferences"] = []
+    orphan["metadata"]["finalizers"] = []
+    unrelated = make_pod("other")
+    unrelated["metadata"]["ownerReferences"] = []
+    unrelated["metadata"]["labels"] = {"app": "else"}
+    harness = Harness(make_job(), [orphan, unrelated])
+    harness.jobs.objects["j"] = make_job()
+    adopted = make_pod("stray", "Succeeded")  # what the patch returns: owned, with the finalizer
+    harness.pods.patch = _answering(harness.pods, {"stray": adopted})  # type: ignore[method-assign]
+    harness.reconcile()
+    assert harness.calls[0] == ("get", "j", None)  # the Job read again before adopting
+    verb, name, (patch_type, patch) = harness.calls[1]
+    assert (verb, name, patch_type) == ("patch", "stray", "strategic")
+    assert patch == {
+        "metadata": {
+            "ownerReferences": [
+                {
+                    "apiVersion": "batch/v1",
+                    "kind": "Job",
+                    "name": "j",
+                    "uid": "job-uid",
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+            "uid": "uid-stray",
+            "finalizers": [TRACKING_FINALIZER],
+        }
+    }
+    # the adopted pod's success completes the Job: no pod is created for it
+    assert not any(verb == "create" for verb, _, _ in harness.calls)
+    assert harness.calls[-1][2]["succeeded"] == 1
+
+
+def test_a_job_being_deleted_adopts_nothing() -> None:
+    orphan = make_pod("stray")
+    orphan["metadata"]["ownerReferences"] = []
+    harness = Harness(make_job(), [orphan])
+    harness.jobs.objects["j"] = {**make_job(), "metadata": {**make_job()["metadata"], "deletionTimestamp": "x"}}
+    harness.reconcile()
+    assert ("get", "j", None) in harness.calls
+    assert not any(verb == "patch" and name == "stray" for verb, name, _ in harness.calls)
+
+
+def test_an_owned_pod_the_selector_no_longer_matches_is_released() -> None:
+    moved = make_pod("moved")
+    moved["metadata"]["labels"] = {"app": "elsewhere"}
+    harness = Harness(make_job(), [moved])
+    harness.reconcile()
+    verb, name, (patch_type, patch) = harness.calls[0]
+    assert (verb, name, patch_type) == ("patch", "moved", "strategic")
+    assert patch == {
+        "metadata": {
+            "ownerReferences": [{"$patch": "delete", "uid": "job-uid"}],
+            "$deleteFromPrimitiveList/finalizers": [TRACKING_FINALIZER],
+            "uid": "uid-moved",
+        }
+    }
+    # released, it is not the Job's: a pod of its own is created
+    assert any(verb == "create" for verb, _, _ in harness.calls)
+
+
+def _answering(stub: StubResource, answers: dict[str, dict[str, Any]]) -> Any:
+    original = stub.patch
+
+    async def patch(name: str, body: Any, *, patch_type: str = "merge") -> dict[str, Any]:
+        await original(name, body, patch_type=patch_type)
+        return answers.get(name) or {"metadata": {"name": name}}
+
+    return patch
