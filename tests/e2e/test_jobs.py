@@ -1,6 +1,8 @@
-"""Jobs and CronJobs on a whole simulated cluster: the server's Job and TTL-after-finished controllers run as
-`system:kube-controller-manager`; the CronJob controller runs in the test process on a FakeClock (the server
-is started without its own), so a test steps time across a schedule instead of waiting for it."""
+"""Jobs and CronJobs on a whole simulated cluster of one node: the scheduler binds each pod, the node's kubelet
+runs it (a Job's pod runs a second and exits 0, or as its `sim.kubelite.io/*` annotations say), and the
+server's Job and TTL-after-finished controllers, as `system:kube-controller-manager`, take it from there. The
+CronJob controller runs in the test process on a FakeClock (the server is started without its own), so a test
+steps time across a schedule instead of waiting for it."""
 
 from __future__ import annotations
 
@@ -91,41 +93,14 @@ def events(proc: KubeliteProcess, ns: str, kind: str, name: str) -> list[tuple[s
     ]
 
 
-def finish_pod(proc: KubeliteProcess, pod: dict[str, Any], *, exit_code: int = 0) -> None:
-    """What a kubelet reports when the pod's only container exits."""
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    meta = pod["metadata"]
-    container = pod["spec"]["containers"][0]
-    status = {
-        "phase": "Succeeded" if exit_code == 0 else "Failed",
-        "containerStatuses": [
-            {
-                "name": container["name"],
-                "image": container["image"],
-                "imageID": "",
-                "ready": False,
-                "restartCount": 0,
-                "started": False,
-                "state": {
-                    "terminated": {
-                        "exitCode": exit_code,
-                        "reason": "Completed" if exit_code == 0 else "Error",
-                        "startedAt": now,
-                        "finishedAt": now,
-                    }
-                },
-            }
-        ],
-    }
-    got = proc.http(
-        "PATCH", f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}/status", {"status": status}, headers=MERGE
-    )
-    assert got.status == 200, got.body
-
-
 def create(proc: KubeliteProcess, obj: dict[str, Any]) -> dict[str, Any]:
     result = proc.kubectl("create", "-o", "json", "-f", "-", input=json.dumps(obj))
     return dict(json.loads(result.stdout))
+
+
+def runs_for(duration: str) -> dict[str, Any]:
+    """A pod template whose container runs this long before it exits 0."""
+    return {"metadata": {"annotations": {"sim.kubelite.io/run-time": duration}}}
 
 
 def job_manifest(name: str, ns: str, **spec: Any) -> dict[str, Any]:
@@ -162,22 +137,6 @@ def active_pods(proc: KubeliteProcess, ns: str, job_name: str) -> list[dict[str,
 
 def test_kubectl_create_job_completes(cluster: KubeliteProcess, ns: str) -> None:
     cluster.kubectl("create", "job", "pi", "--image=busybox", "-n", ns)
-    (pod,) = wait_for("the job's pod", lambda: pods(cluster, ns, "pi"))
-    assert pod["metadata"]["finalizers"] == [TRACKING_FINALIZER]
-    assert pod["metadata"]["generateName"] == "pi-"
-    owner = pod["metadata"]["ownerReferences"]
-    assert owner == [
-        {
-            "apiVersion": "batch/v1",
-            "kind": "Job",
-            "name": "pi",
-            "uid": job(cluster, ns, "pi")["metadata"]["uid"],
-            "controller": True,
-            "blockOwnerDeletion": True,
-        }
-    ]
-    wait_for("active 1", lambda: job(cluster, ns, "pi").get("status", {}).get("active") == 1)
-    finish_pod(cluster, pod)
     cluster.kubectl("wait", "--for=condition=complete", "job/pi", "-n", ns, "--timeout=45s")
     done = job(cluster, ns, "pi")
     status = done["status"]
@@ -190,63 +149,73 @@ def test_kubectl_create_job_completes(cluster: KubeliteProcess, ns: str) -> None
         ("SuccessCriteriaMet", "True", "CompletionsReached", "Reached expected number of succeeded pods"),
         ("Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods"),
     ]
-    # the tracking finalizer goes once the pod is counted
-    (counted,) = pods(cluster, ns, "pi")
-    assert "finalizers" not in counted["metadata"]
-    name = pod["metadata"]["name"]
+    (pod,) = pods(cluster, ns, "pi")
+    meta = pod["metadata"]
+    assert meta["generateName"] == "pi-"
+    assert meta["ownerReferences"] == [
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "name": "pi",
+            "uid": done["metadata"]["uid"],
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
+    # scheduled, run to its end by the node's kubelet, and, once counted, free of the tracking finalizer
+    assert pod["spec"]["nodeName"] == "kubelite-node-0"
+    assert pod["status"]["phase"] == "Succeeded"
+    assert pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 0
+    assert "finalizers" not in meta
     wait_for("the events", lambda: len(events(cluster, ns, "Job", "pi")) == 2)
     assert events(cluster, ns, "Job", "pi") == [
-        ("Normal", "SuccessfulCreate", f"Created pod: {name}", "job-controller"),
+        ("Normal", "SuccessfulCreate", f"Created pod: {meta['name']}", "job-controller"),
         ("Normal", "Completed", "Job completed", "job-controller"),
     ]
     shown = cluster.kubectl("get", "job", "pi", "-n", ns, "--no-headers").stdout.split()
-    assert shown[:2] == ["pi", "Complete"] and shown[2] == "1/1"
+    assert shown[:3] == ["pi", "Complete", "1/1"]
 
 
 def test_completions_and_parallelism(cluster: KubeliteProcess, ns: str) -> None:
-    create(cluster, job_manifest("par", ns, completions=3, parallelism=2))
-    first = wait_for("two pods", lambda: len(pods(cluster, ns, "par")) == 2 and pods(cluster, ns, "par"))
-    time.sleep(0.5)
-    assert len(pods(cluster, ns, "par")) == 2  # never more than parallelism at once
-    wait_for("active 2", lambda: job(cluster, ns, "par").get("status", {}).get("active") == 2)
-    finish_pod(cluster, first[0])
-    # one left to run: a third pod, and still two active
-    known = {p["metadata"]["name"] for p in first}
-    (third,) = wait_for(
-        "a third pod",
-        lambda: (
-            len(found := pods(cluster, ns, "par")) == 3 and [p for p in found if p["metadata"]["name"] not in known]
-        ),
-    )
-    wait_for("succeeded 1", lambda: job(cluster, ns, "par").get("status", {}).get("succeeded") == 1)
-    assert job(cluster, ns, "par")["status"]["active"] == 2
-    finish_pod(cluster, first[1])
-    finish_pod(cluster, third)
-    cluster.kubectl("wait", "--for=condition=complete", "job/par", "-n", ns, "--timeout=45s")
-    status = job(cluster, ns, "par")["status"]
-    assert status["succeeded"] == 3 and "active" not in status
-    assert len(pods(cluster, ns, "par")) == 3
-    names = [p["metadata"]["name"] for p in [*first, third]]
+    create(cluster, job_manifest("par", ns, completions=3, parallelism=2, template=runs_for("2s")))
+    most = 0
+    while not (found := job(cluster, ns, "par")).get("status", {}).get("completionTime"):
+        most = max(most, len(active_pods(cluster, ns, "par")))
+        assert "Failed" not in [c[0] for c in conditions(found)]
+        time.sleep(0.1)
+    # two ran side by side, never more; the third once one of them was done
+    assert most == 2
+    status = found["status"]
+    assert status["succeeded"] == 3 and "active" not in status and "failed" not in status
+    made = pods(cluster, ns, "par")
+    assert [p["status"]["phase"] for p in made] == ["Succeeded"] * 3
+    by_creation = sorted(made, key=lambda p: (p["metadata"]["creationTimestamp"], p["status"]["startTime"]))
+    last = by_creation[2]
+    # the third started after one of the first two had finished
+    finished = sorted(p["status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"] for p in made[:3])
+    assert last["metadata"]["creationTimestamp"] >= finished[0]
     wait_for("the events", lambda: len(events(cluster, ns, "Job", "par")) == 4)
-    found = events(cluster, ns, "Job", "par")
-    assert sorted(found[:2]) == sorted(
-        ("Normal", "SuccessfulCreate", f"Created pod: {n}", "job-controller") for n in names[:2]
+    found_events = events(cluster, ns, "Job", "par")
+    assert sorted(found_events[:3]) == sorted(
+        ("Normal", "SuccessfulCreate", f"Created pod: {p['metadata']['name']}", "job-controller") for p in made
     )
-    assert found[2:] == [
-        ("Normal", "SuccessfulCreate", f"Created pod: {names[2]}", "job-controller"),
-        ("Normal", "Completed", "Job completed", "job-controller"),
-    ]
+    assert found_events[3] == ("Normal", "Completed", "Job completed", "job-controller")
 
 
 def test_an_indexed_job_runs_each_index_once(cluster: KubeliteProcess, ns: str) -> None:
     create(cluster, job_manifest("idx", ns, completions=3, parallelism=3, completionMode="Indexed"))
-    made = wait_for("three pods", lambda: len(pods(cluster, ns, "idx")) == 3 and pods(cluster, ns, "idx"))
+    cluster.kubectl("wait", "--for=condition=complete", "job/idx", "-n", ns, "--timeout=45s")
+    status = job(cluster, ns, "idx")["status"]
+    assert status["completedIndexes"] == "0-2"
+    assert status["succeeded"] == 3
+    made = pods(cluster, ns, "idx")
     by_index = {int(p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]): p for p in made}
-    assert sorted(by_index) == [0, 1, 2]
+    assert sorted(by_index) == [0, 1, 2] and len(made) == 3
     for index, pod in by_index.items():
         assert pod["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] == str(index)
         assert pod["metadata"]["generateName"] == f"idx-{index}-"
         assert pod["spec"]["hostname"] == f"idx-{index}"
+        assert pod["status"]["phase"] == "Succeeded"
         env = pod["spec"]["containers"][0]["env"]
         assert env == [
             {
@@ -259,23 +228,11 @@ def test_an_indexed_job_runs_each_index_once(cluster: KubeliteProcess, ns: str) 
                 },
             }
         ]
-    finish_pod(cluster, by_index[0])
-    finish_pod(cluster, by_index[2])
-    wait_for("indexes 0 and 2", lambda: job(cluster, ns, "idx").get("status", {}).get("completedIndexes") == "0,2")
-    assert job(cluster, ns, "idx")["status"]["succeeded"] == 2
-    finish_pod(cluster, by_index[1])
-    cluster.kubectl("wait", "--for=condition=complete", "job/idx", "-n", ns, "--timeout=45s")
-    status = job(cluster, ns, "idx")["status"]
-    assert status["completedIndexes"] == "0-2"
-    assert status["succeeded"] == 3
-    assert len(pods(cluster, ns, "idx")) == 3
 
 
 def test_a_failing_job_reaches_its_backoff_limit(cluster: KubeliteProcess, ns: str) -> None:
     exits_1 = {"metadata": {"annotations": {"sim.kubelite.io/exit-code": "1", "sim.kubelite.io/run-time": "1s"}}}
     create(cluster, job_manifest("fails", ns, backoffLimit=0, template=exits_1))
-    (pod,) = wait_for("the pod", lambda: pods(cluster, ns, "fails"))
-    finish_pod(cluster, pod, exit_code=1)
     cluster.kubectl("wait", "--for=condition=failed", "job/fails", "-n", ns, "--timeout=45s")
     failed = job(cluster, ns, "fails")
     assert failed["status"]["failed"] == 1
@@ -285,7 +242,9 @@ def test_a_failing_job_reaches_its_backoff_limit(cluster: KubeliteProcess, ns: s
         ("FailureTarget", "True", "BackoffLimitExceeded", message),
         ("Failed", "True", "BackoffLimitExceeded", message),
     ]
-    assert len(pods(cluster, ns, "fails")) == 1  # no retry past the limit
+    (pod,) = pods(cluster, ns, "fails")  # no retry past the limit
+    assert pod["status"]["phase"] == "Failed"
+    assert pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 1
     wait_for("the events", lambda: len(events(cluster, ns, "Job", "fails")) == 2)
     assert events(cluster, ns, "Job", "fails") == [
         ("Normal", "SuccessfulCreate", f"Created pod: {pod['metadata']['name']}", "job-controller"),
@@ -294,7 +253,7 @@ def test_a_failing_job_reaches_its_backoff_limit(cluster: KubeliteProcess, ns: s
 
 
 def test_suspend_and_resume(cluster: KubeliteProcess, ns: str) -> None:
-    create(cluster, job_manifest("sus", ns, suspend=True))
+    create(cluster, job_manifest("sus", ns, suspend=True, template=runs_for("60s")))
     suspended = wait_for("Suspended", lambda: conditions(job(cluster, ns, "sus")) and job(cluster, ns, "sus"))
     assert conditions(suspended) == [("Suspended", "True", "JobSuspended", "Job suspended")]
     assert "startTime" not in suspended["status"]
@@ -302,15 +261,26 @@ def test_suspend_and_resume(cluster: KubeliteProcess, ns: str) -> None:
     assert pods(cluster, ns, "sus") == []
 
     cluster.kubectl("patch", "job", "sus", "-n", ns, "--type=merge", "-p", '{"spec":{"suspend":false}}')
-    (pod,) = wait_for("a pod once resumed", lambda: pods(cluster, ns, "sus"))
+    (pod,) = wait_for(
+        "a pod running once resumed",
+        lambda: [p for p in pods(cluster, ns, "sus") if p.get("status", {}).get("phase") == "Running"],
+    )
     resumed = wait_for("Resumed", lambda: (j := job(cluster, ns, "sus")) and conditions(j)[0][1] == "False" and j)
     assert conditions(resumed) == [("Suspended", "False", "JobResumed", "Job resumed")]
     assert "startTime" in resumed["status"]
 
     cluster.kubectl("patch", "job", "sus", "-n", ns, "--type=merge", "-p", '{"spec":{"suspend":true}}')
-    # a suspended Job's pods go, uncounted: their finalizer first, then the pod
+    # a suspended Job's pods are stopped, uncounted: their finalizer goes first, then the pod
     wait_for("the pod gone", lambda: pods(cluster, ns, "sus") == [])
-    again = wait_for("Suspended again", lambda: (j := job(cluster, ns, "sus")) and conditions(j)[0][1] == "True" and j)
+    again = wait_for(
+        "Suspended again",
+        lambda: (
+            (j := job(cluster, ns, "sus"))
+            and conditions(j)[0][1] == "True"
+            and not j["status"].get("terminating")
+            and j
+        ),
+    )
     assert conditions(again) == [("Suspended", "True", "JobSuspended", "Job suspended")]
     assert "failed" not in again["status"] and "active" not in again["status"]
     name = pod["metadata"]["name"]
@@ -325,7 +295,7 @@ def test_suspend_and_resume(cluster: KubeliteProcess, ns: str) -> None:
 
 
 def test_active_deadline_seconds_fails_the_job(cluster: KubeliteProcess, ns: str) -> None:
-    create(cluster, job_manifest("slow", ns, activeDeadlineSeconds=2))
+    create(cluster, job_manifest("slow", ns, activeDeadlineSeconds=2, template=runs_for("60s")))
     (pod,) = wait_for("the pod", lambda: pods(cluster, ns, "slow"))
     cluster.kubectl("wait", "--for=condition=failed", "job/slow", "-n", ns, "--timeout=45s")
     failed = job(cluster, ns, "slow")
@@ -334,7 +304,9 @@ def test_active_deadline_seconds_fails_the_job(cluster: KubeliteProcess, ns: str
         ("FailureTarget", "True", "DeadlineExceeded", message),
         ("Failed", "True", "DeadlineExceeded", message),
     ]
-    assert failed["status"]["failed"] == 1
+    # the Failed condition waits for the stopped pod to end (kube's terminating count): then it goes
+    assert failed["status"]["failed"] == 1 and failed["status"]["terminating"] == 0
+    assert all(p["status"]["phase"] in ("Failed", "Succeeded") for p in pods(cluster, ns, "slow"))
     wait_for("the pod gone", lambda: pods(cluster, ns, "slow") == [])
     wait_for("the events", lambda: len(events(cluster, ns, "Job", "slow")) == 3)
     assert events(cluster, ns, "Job", "slow") == [
@@ -346,18 +318,17 @@ def test_active_deadline_seconds_fails_the_job(cluster: KubeliteProcess, ns: str
 
 def test_ttl_seconds_after_finished_deletes_the_job_and_its_pods(cluster: KubeliteProcess, ns: str) -> None:
     create(cluster, job_manifest("ttl", ns, ttlSecondsAfterFinished=2))
-    (pod,) = wait_for("the pod", lambda: pods(cluster, ns, "ttl"))
-    finish_pod(cluster, pod)
     # the TTL counts from the Complete condition's time (whole seconds): the Job is seen complete first
     done = wait_for("complete", lambda: (j := job(cluster, ns, "ttl")) and ("Complete", "True") in
                     [c[:2] for c in conditions(j)] and j)  # fmt: skip
     assert done["spec"]["ttlSecondsAfterFinished"] == 2
+    assert len(pods(cluster, ns, "ttl")) == 1
     wait_for("the job deleted", lambda: job(cluster, ns, "ttl") is None)
     wait_for("its pods deleted", lambda: pods(cluster, ns, "ttl") == [])
 
 
 def test_a_deleted_jobs_pods_lose_the_tracking_finalizer_and_go(cluster: KubeliteProcess, ns: str) -> None:
-    create(cluster, job_manifest("gone", ns, completions=2, parallelism=2))
+    create(cluster, job_manifest("gone", ns, completions=2, parallelism=2, template=runs_for("60s")))
     wait_for("two pods", lambda: len(active_pods(cluster, ns, "gone")) == 2)
     # kubectl deletes in the background: the Job goes at once, the garbage collector deletes its pods, and
     # the Job controller takes its finalizer off each pod no Job accounts for any more
@@ -369,7 +340,12 @@ def test_a_job_adopts_an_orphan_its_selector_matches(cluster: KubeliteProcess, n
     stray = {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": "stray", "namespace": ns, "labels": {"app": "adopt-me"}},
+        "metadata": {
+            "name": "stray",
+            "namespace": ns,
+            "annotations": {"sim.kubelite.io/run-time": "1s"},
+            "labels": {"app": "adopt-me"},
+        },
         "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox"}]},
     }
     create(cluster, stray)
@@ -391,7 +367,6 @@ def test_a_job_adopts_an_orphan_its_selector_matches(cluster: KubeliteProcess, n
         }
     ]
     assert adopted["metadata"]["finalizers"] == [TRACKING_FINALIZER]
-    finish_pod(cluster, adopted)
     cluster.kubectl("wait", "--for=condition=complete", "job/adopter", "-n", ns, "--timeout=45s")
     # the adopted pod was the one completion: the Job made none of its own
     assert [p["metadata"]["name"] for p in pods(cluster, ns)] == ["stray"]
@@ -401,7 +376,7 @@ def test_a_job_adopts_an_orphan_its_selector_matches(cluster: KubeliteProcess, n
 # ---- CronJobs: the controller in this process, on a FakeClock ----
 
 
-def cronjob_manifest(name: str, ns: str, schedule: str, **spec: Any) -> dict[str, Any]:
+def cronjob_manifest(name: str, ns: str, schedule: str, *, run_time: str = "1s", **spec: Any) -> dict[str, Any]:
     return {
         "apiVersion": "batch/v1",
         "kind": "CronJob",
@@ -412,7 +387,8 @@ def cronjob_manifest(name: str, ns: str, schedule: str, **spec: Any) -> dict[str
             "jobTemplate": {
                 "spec": {
                     "template": {
-                        "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox"}]}
+                        **runs_for(run_time),
+                        "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox"}]},
                     }
                 }
             },
@@ -477,14 +453,12 @@ async def step_to(clock: FakeClock, when: float) -> None:
     await asyncio.sleep(0)
 
 
-def complete_job(proc: KubeliteProcess, ns: str, name: str) -> None:
-    (pod,) = wait_for(f"the pod of {name}", lambda: pods(proc, ns, name))
-    finish_pod(proc, pod)
+def wait_complete(proc: KubeliteProcess, ns: str, name: str) -> None:
     proc.kubectl("wait", "--for=condition=complete", f"job/{name}", "-n", ns, "--timeout=45s")
 
 
 def test_a_cronjob_starts_a_job_named_after_its_scheduled_minute(cluster: KubeliteProcess, ns: str) -> None:
-    created = create(cluster, cronjob_manifest("every", ns, "*/1 * * * *"))
+    created = create(cluster, cronjob_manifest("every", ns, "*/1 * * * *", run_time="60s"))
     start = datetime.fromisoformat(created["metadata"]["creationTimestamp"]).timestamp()
     clock = fake_clock_at(start + 1)
     first = next_minute(start + 1)
@@ -523,7 +497,7 @@ def test_a_cronjob_starts_a_job_named_after_its_scheduled_minute(cluster: Kubeli
 
 
 def test_concurrency_policy_forbid_skips_while_a_run_is_active(cluster: KubeliteProcess, ns: str) -> None:
-    created = create(cluster, cronjob_manifest("forbid", ns, "*/1 * * * *", concurrencyPolicy="Forbid"))
+    created = create(cluster, cronjob_manifest("forbid", ns, "*/1 * * * *", run_time="4s", concurrencyPolicy="Forbid"))
     start = datetime.fromisoformat(created["metadata"]["creationTimestamp"]).timestamp()
     clock = fake_clock_at(start + 1)
     first = next_minute(start + 1)
@@ -538,8 +512,8 @@ def test_concurrency_policy_forbid_skips_while_a_run_is_active(cluster: Kubelite
             lambda: any(e[1] == "JobAlreadyActive" for e in events(cluster, ns, "CronJob", "forbid")),
         )
         assert await asyncio.to_thread(cronjob_jobs, cluster, ns) == [name]
-        # once the run is over, the start time it held back is due: it starts late, as kube's does
-        await asyncio.to_thread(complete_job, cluster, ns, name)
+        # once the run is over (its pod runs 4 s), the start time it held back is due: it starts late, as kube's does
+        await asyncio.to_thread(wait_complete, cluster, ns, name)
         late = f"forbid-{int(first) // 60 + 1}"
         await eventually("the held-back job", lambda: cronjob_jobs(cluster, ns) == [name, late])
         # and while that one runs, the next start time is skipped again
@@ -569,7 +543,9 @@ def test_concurrency_policy_forbid_skips_while_a_run_is_active(cluster: Kubelite
 
 
 def test_concurrency_policy_replace_deletes_the_running_job(cluster: KubeliteProcess, ns: str) -> None:
-    created = create(cluster, cronjob_manifest("replace", ns, "*/1 * * * *", concurrencyPolicy="Replace"))
+    created = create(
+        cluster, cronjob_manifest("replace", ns, "*/1 * * * *", run_time="60s", concurrencyPolicy="Replace")
+    )
     start = datetime.fromisoformat(created["metadata"]["creationTimestamp"]).timestamp()
     clock = fake_clock_at(start + 1)
     first = next_minute(start + 1)
@@ -605,7 +581,7 @@ def test_history_limits_delete_the_oldest_finished_jobs(cluster: KubeliteProcess
         for i, name in enumerate(names):
             await step_to(clock, first + 60 * i + 1)
             await eventually(f"job {name}", lambda name=name: name in cronjob_jobs(cluster, ns))
-            await asyncio.to_thread(complete_job, cluster, ns, name)
+            await asyncio.to_thread(wait_complete, cluster, ns, name)
             await eventually(
                 f"{name} seen completed",
                 lambda name=name: all(
