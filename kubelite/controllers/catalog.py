@@ -53,8 +53,18 @@ def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
     from kubelite.controllers.disruption.controller import DisruptionController
+    from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
+    from kubelite.controllers.workloads.replicaset_controller import (
+        build_replica_set_controller,
+        build_replication_controller_manager,
+    )
 
     return [
+        ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
+        ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
+        ControllerDescriptor(
+            "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
+        ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("job-controller", ("job",), job_controller.build),
         ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),

@@ -34,6 +34,7 @@ from kubelite.client.leaderelection import LeaderCallbacks, LeaderElectionConfig
 from kubelite.cluster.kubelet.host import simulated_nodes
 from kubelite.cluster.kubelet.kubelet import Kubelet
 from kubelite.cluster.scheduler.component import SchedulerComponent
+from kubelite.controllers.catalog import api_controllers
 from kubelite.controllers.controller_manager import run_controller_manager
 from kubelite.server.config import KUBERNETES_VERSION, ClusterConfig
 
@@ -96,9 +97,10 @@ class SimulatedCluster:
         selection = self.config.controller_selection()
         manager_user = UserInfo(name=KUBE_CONTROLLER_MANAGER)
         manager = self.clients("kube-controller-manager", manager_user)
-        runs: list[tuple[str, UserInfo, Callable[[], Awaitable[None]]]] = [
-            ("kube-controller-manager", manager_user, lambda: run_controller_manager(manager, selection))
-        ]
+        runs: list[tuple[str, UserInfo, Callable[[], Awaitable[None]]]] = []
+        if any(selection.enabled(d.name) for d in api_controllers()):
+            # an API server alone (every workload controller off) writes nothing, not even a Lease
+            runs.append(("kube-controller-manager", manager_user, lambda: run_controller_manager(manager, selection)))
         if self.config.scheduler:
             runs.append(("kube-scheduler", UserInfo(name=KUBE_SCHEDULER), self._scheduler()))
         if self.config.nodes > 0:

@@ -49,6 +49,18 @@ class Plan:
     actions: list[Action] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     requeue_after: float | None = None
+    #: for each event, how many actions come before it: it is recorded once that many writes succeeded
+    event_after: list[int] = field(default_factory=list, compare=False, repr=False)
+
+    def add_event(self, event: Event) -> None:
+        self.events.append(event)
+        self.event_after.append(len(self.actions))
+
+    def events_after(self, done: int) -> list[Event]:
+        """The events whose writes are among the first `done` actions (an event added without a position
+        follows the whole plan)."""
+        positions = [*self.event_after, *[len(self.actions)] * (len(self.events) - len(self.event_after))]
+        return [event for event, after in zip(self.events, positions, strict=True) if after <= done]
 
     def verbs(self) -> list[tuple[str, str, str]]:
         """(verb, resource, name) of every action: the shape of the plan, for logs and tests."""

@@ -68,7 +68,7 @@ class _Sync:
         self._replace(rs)
 
     def _event(self, event: Event) -> None:
-        self.plan.events.append(event)
+        self.plan.add_event(event)
 
     # -- claiming ------------------------------------------------------------------------------------------
 

@@ -227,16 +227,18 @@ def sync_replica_set(
     needs_sync: bool = True,
     related_pods: Sequence[Obj] | None = None,
     burst_replicas: int = BURST_REPLICAS,
+    owner_ref: Obj | None = None,
 ) -> ReplicaSetSync:
     """syncReplicaSet over `pods`, every pod of the RS's namespace (as the pod lister gives them).
 
     `needs_sync` is `expectations.satisfied(key, now)`; `related_pods` are the pods of every ReplicaSet of
     the same owner (getIndirectlyRelatedPods), which rank doubled-up nodes on a scale down (default: the
-    RS's own pods)."""
+    RS's own pods); `owner_ref` is the reference set on pods (default: the ReplicaSet's; the Replication-
+    Controller's when the same sync serves one)."""
     meta = rs["metadata"]
     namespace = meta.get("namespace", "")
     selector = label_selector_from_spec(rs.get("spec", {}).get("selector"))
-    ref = rs_controller_ref(rs)
+    ref = owner_ref if owner_ref is not None else rs_controller_ref(rs)
     claim = claim_objects(rs, selector, filter_active_pods(pods))
     result = ReplicaSetSync(claimed=claim.claimed)
     for pod in claim.adopt:
