@@ -52,6 +52,7 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.daemonset import controller as daemonset
+    from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
     from kubelite.controllers.disruption.controller import DisruptionController
     from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
     from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
@@ -73,6 +74,11 @@ def api_controllers() -> list[ControllerDescriptor]:
         ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
+        ControllerDescriptor("job-controller", ("job",), job_controller.build),
+        ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),
+        ControllerDescriptor(
+            "ttl-after-finished-controller", ("ttl-after-finished",), ttl_after_finished_controller.build
+        ),
     ]
 
 

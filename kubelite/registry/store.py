@@ -257,6 +257,7 @@ class Store(DescribedBySpec):
         ) + self.strategy.validate(obj)
         self._raise_invalid(obj, field_errors)
         self.strategy.canonicalize(obj)
+        _omit_empty_meta_lists(meta)
 
     # -- update --------------------------------------------------------------------------------------
 
@@ -386,6 +387,7 @@ class Store(DescribedBySpec):
         )
         self._raise_invalid(new, field_errors)
         strategy.canonicalize(new)
+        _omit_empty_meta_lists(new_meta)
         new["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
 
     # -- delete --------------------------------------------------------------------------------------
@@ -547,6 +549,13 @@ class Store(DescribedBySpec):
 #: the finalizers through which the garbage collector carries out a propagation policy
 GC_ORPHAN = "orphan"
 GC_FOREGROUND = "foregroundDeletion"
+
+
+def _omit_empty_meta_lists(meta: dict[str, Any]) -> None:
+    # ObjectMeta's lists are omitempty: a patch that removes the last finalizer leaves no `finalizers: []`
+    for key in ("finalizers", "ownerReferences"):
+        if key in meta and meta[key] == []:
+            del meta[key]
 
 
 def _propagation_finalizer(params: DeleteParams) -> str | None:
