@@ -29,7 +29,7 @@ def _template() -> str:
 def _configs(ctx: Context) -> list[tuple[int, int]]:
     if ctx.settings.quick:
         return [(100, 50)]
-    return [(1000, 200)]
+    return [(1000, 50), (1000, 200)]
 
 
 def nodewatch(ctx: Context) -> list[Row]:
