@@ -46,10 +46,11 @@ def nodewatch(ctx: Context) -> list[Row]:
         create_path = f"/api/v1/namespaces/{NAMESPACE}/pods"
         watch_path = "/api/v1/pods?watch=true&fieldSelector=spec.nodeName%3Dbench-node-@I@"
         template = _template()
+        run = f"{watchers}x{rate}-"
         fan = run_fanout(
-            ctx, server, create_path, watch_path, template, watchers, rate, f"n{watchers}-", fill=fill, per_event=1
+            ctx, server, create_path, watch_path, template, watchers, rate, f"n{run}", fill=fill, per_event=1
         )
-        alone = run_fanout(ctx, server, create_path, watch_path, template, 0, rate, f"a{watchers}-", fill=fill)
+        alone = run_fanout(ctx, server, create_path, watch_path, template, 0, rate, f"a{run}", fill=fill)
         rows += _rows(ctx, watchers, rate, alone, fan)
     ctx.stop(server)
     return rows
