@@ -13,7 +13,7 @@ from __future__ import annotations
 from bench import objects, procs
 from bench.context import Context
 from bench.report import Row
-from bench.scenarios.common import namespaces
+from bench.scenarios.common import fetch_json, namespaces
 from bench.scenarios.watch import Fanout, run_fanout
 
 NODE = "@NODE@"
@@ -44,7 +44,9 @@ def nodewatch(ctx: Context) -> list[Row]:
             return body.replace(NODE, f"bench-node-{i % nodes}")
 
         create_path = f"/api/v1/namespaces/{NAMESPACE}/pods"
-        watch_path = "/api/v1/pods?watch=true&fieldSelector=spec.nodeName%3Dbench-node-@I@"
+        # from the newest revision: without one a watch starts with the earlier runs' pods as ADDED events
+        now = fetch_json(ctx, server.port, "/api/v1/pods?limit=1")["metadata"]["resourceVersion"]
+        watch_path = f"/api/v1/pods?watch=true&resourceVersion={now}&fieldSelector=spec.nodeName%3Dbench-node-@I@"
         template = _template()
         run = f"{watchers}x{rate}-"
         fan = run_fanout(
