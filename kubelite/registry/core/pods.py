@@ -228,6 +228,7 @@ class PodStrategy(Strategy):
     tracks_generation = True
     return_deleted_object = True
     compact_in_cache = True
+    watch_trigger_field = "spec.nodeName"
     selectable_fields = (
         "spec.nodeName",
         "spec.restartPolicy",
