@@ -76,6 +76,8 @@ class EventRecorder:
         self._pending: asyncio.Queue[tuple[dict[str, Any], str, str, str, float]] = asyncio.Queue(buffer)
         #: recent events by aggregation key, least recently seen first (bounded, like client-go's LRU of 4096)
         self._seen: OrderedDict[tuple[str, ...], _Seen] = OrderedDict()
+        #: the time in the newest event name, in nanoseconds (see `_write`)
+        self._last_name_ns = 0
         self._max_seen = 4096
         self._task: asyncio.Task[None] | None = None
 
@@ -131,7 +133,10 @@ class EventRecorder:
             except NotFound:
                 pass  # expired on the server: start over
         namespace = reference.get("namespace") or "default"
-        name = f"{reference.get('name', 'unknown')}.{int(at * 1e9):x}"
+        # kube names an event by its time in nanoseconds; two of one object in the same instant (a stepped
+        # test clock stands still) would clash, so a name's time never repeats within this recorder
+        self._last_name_ns = max(int(at * 1e9), self._last_name_ns + 1)
+        name = f"{reference.get('name', 'unknown')}.{self._last_name_ns:x}"
         body = {
             "apiVersion": "v1",
             "kind": "Event",
