@@ -51,7 +51,13 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
-    return []
+    from kubelite.controllers.nodelifecycle.controller import NodeLifecycleController
+    from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
+
+    return [
+        ControllerDescriptor("node-lifecycle-controller", ("nodelifecycle",), NodeLifecycleController),
+        ControllerDescriptor("taint-eviction-controller", (), TaintEvictionController),
+    ]
 
 
 def known_names() -> tuple[list[str], dict[str, str], set[str]]:
