@@ -126,12 +126,29 @@ class Server:
                 self.proc.stdout.close()
 
 
+#: the API server alone: the scenarios measure the API's paths, which a simulated cluster's components (a
+#: scheduler binding the pods created, a kubelet writing their status) would add their own work to
+API_SERVER_ONLY = (
+    "--nodes=0",
+    "--scheduler=false",
+    "--controllers=namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,"
+    "pod-termination-controller,garbage-collector-controller",
+)
+
+
 def kubelite_cmd(
-    data_dir: Path, profile: str | None = None, profile_out: Path | None = None, *, tls: bool = False
+    data_dir: Path,
+    profile: str | None = None,
+    profile_out: Path | None = None,
+    *,
+    tls: bool = False,
+    cluster: tuple[str, ...] = API_SERVER_ONLY,
 ) -> list[str]:
-    """`kubelite serve` on a free loopback port; TLS only if asked (only start-up measures it)."""
+    """`kubelite serve` on a free loopback port; TLS only if asked (only start-up measures it); `cluster` are
+    the flags of the simulated cluster beside it (none by default)."""
     secure = "0" if tls else "-1"
-    serve = ["-m", "kubelite", "serve", "--data-dir", str(data_dir), "--insecure-port", "0", "--secure-port", secure]
+    serve = ["-m", "kubelite", "serve", "--data-dir", str(data_dir), "--insecure-port", "0", "--secure-port", secure,
+             *cluster]  # fmt: skip
     if profile == "cprofile":
         assert profile_out is not None
         return [sys.executable, "-m", "cProfile", "-o", str(profile_out), *serve]

@@ -51,10 +51,12 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
+    from kubelite.controllers.disruption.controller import DisruptionController
     from kubelite.controllers.nodelifecycle.controller import NodeLifecycleController
     from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
 
     return [
+        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("node-lifecycle-controller", ("nodelifecycle",), NodeLifecycleController),
         ControllerDescriptor("taint-eviction-controller", (), TaintEvictionController),
     ]

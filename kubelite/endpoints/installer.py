@@ -60,6 +60,7 @@ class HandlerStorage:
 SUBRESOURCE_HANDLERS: dict[str, tuple[tuple[str, ...], SubresourceHandler]] = {
     "scale": (("GET", "PATCH", "PUT"), subresources.scale),
     "binding": (("POST",), subresources.binding),
+    "eviction": (("POST",), subresources.eviction),
     "log": (("GET",), subresources.log),
 }
 
@@ -129,9 +130,15 @@ class ResourceRoutes:
         finalize), the others the spec names get their handler from SUBRESOURCE_HANDLERS. `scope_store` is the
         Store a computed resource's handler writes through (bindings write pods)."""
         paths: dict[str, object] = {}
+        connected: dict[str, object] = {}
         for sub in spec.subresources:
             if sub.name in subresources:
-                paths[sub.name] = subresources[sub.name]
+                found = subresources[sub.name]
+                if isinstance(found, rest.Connecter) and sub.name in SUBRESOURCE_HANDLERS:
+                    # the registry's storage, served by the subresource's handler (pods/eviction)
+                    connected[sub.name] = found
+                    found = HandlerStorage(spec, found.connect_methods(), SUBRESOURCE_HANDLERS[sub.name][1])
+                paths[sub.name] = found
             elif sub.name in SUBRESOURCE_HANDLERS:
                 methods, handler = SUBRESOURCE_HANDLERS[sub.name]
                 paths[sub.name] = HandlerStorage(spec, methods, handler)
@@ -163,6 +170,7 @@ class ResourceRoutes:
             store=scope_store if scope_store is not None else storage,  # type: ignore[arg-type]
             admission=options.admission,
             subresource_strategies=strategies,
+            subresource_storages=connected,
             table=table,
             encodings=ResourceEncodings.for_resource(spec, options.encoding_budget, table),
             bookmark_interval=options.bookmark_interval,

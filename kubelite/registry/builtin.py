@@ -27,6 +27,7 @@ from kubelite.registry.core import (
     serviceaccounts,
     services,
 )
+from kubelite.registry.core.pod_eviction import PodEviction
 from kubelite.registry.discovery import endpointslices
 from kubelite.registry.networking import ingressclasses, ingresses, networkpolicies
 from kubelite.registry.policy import poddisruptionbudgets
@@ -98,6 +99,11 @@ async def build_registry(
         spec = specs.get(key)
         if spec is not None:
             await registry.register(spec, registration)
+    pods, pdbs = registry.stores.get(("", "pods")), registry.stores.get(("policy", "poddisruptionbudgets"))
+    if pods is not None and pdbs is not None:
+        # an eviction reads and writes the budgets: it is the pods' subresource over both stores
+        pdb_status = registry.subresources[("policy", "poddisruptionbudgets")]["status"]
+        registry.subresources[("", "pods")]["eviction"] = PodEviction(pods, pdbs, pdb_status, now=registry.clock.now)
     return registry
 
 

@@ -75,6 +75,7 @@ BUILTIN_RESOURCES: tuple[ResourceSpec, ...] = (
         categories=_ALL,
         subresources=(
             SubresourceSpec("binding", group="", version="v1", kind="Binding", verbs=("create",)),
+            SubresourceSpec("eviction", group="policy", version="v1", kind="Eviction", verbs=("create",)),
             SubresourceSpec("log", verbs=("get",)),
             STATUS,
         ),

@@ -88,6 +88,7 @@ def test_verbs_come_from_what_each_storage_implements(tmp_path: Path) -> None:
         assert pods.verbs == ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
         assert [(s.name, s.kind, s.verbs) for s in pods.subresources] == [
             ("binding", "Binding", ("create",)),
+            ("eviction", "Eviction", ("create",)),
             ("log", "Pod", ("get",)),
             ("status", "Pod", ("get", "patch", "update")),
         ]

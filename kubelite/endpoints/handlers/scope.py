@@ -31,6 +31,8 @@ class RequestScope:
     encodings: ResourceEncodings
     #: strategies of update-able subresources (status, finalize)
     subresource_strategies: dict[str, Strategy] = field(default_factory=dict)
+    #: the registry's storages of subresources served by a handler of their own (pods/eviction)
+    subresource_storages: dict[str, object] = field(default_factory=dict)
     #: what `kubectl get` prints for the resource: its storage's TableConvertor
     table: TableSpec = field(default_factory=default_table)
     #: seconds between watch bookmarks

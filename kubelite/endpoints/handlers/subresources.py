@@ -1,4 +1,4 @@
-"""Handlers of subresources that are not the object itself: scale, binding, log."""
+"""Handlers of subresources that are not the object itself: scale, binding, eviction, log."""
 
 from __future__ import annotations
 
@@ -120,6 +120,29 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         status=201,
         warnings=warnings,
     )
+
+
+async def eviction(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:
+    """POST pods/{name}/eviction: delete the pod if its disruption budget allows (registry/core/pod_eviction)."""
+    if info.verb != "create":
+        raise errors.method_not_allowed()
+    negotiated = negotiate(request.headers.get("Accept"), allow_conversion=False)
+    query_dry_run = request.query.getall("dryRun", [])
+    params.write_params(request)  # the query's own checks
+    body = await params.read_object(request, kind="Eviction", version="v1")
+    if str((body.get("metadata") or {}).get("name") or "") != info.name:
+        raise errors.bad_request("name in URL does not match name in Eviction object")
+    raw_options = body.get("deleteOptions")
+    body_dry_run = list((raw_options or {}).get("dryRun") or []) if isinstance(raw_options, dict) else []
+    if body_dry_run and query_dry_run and body_dry_run != query_dry_run:
+        raise errors.bad_request(
+            f"Non-matching dry-run options in request and content: [{' '.join(query_dry_run)}] and "
+            f"[{' '.join(body_dry_run)}]"
+        )
+    options = params.delete_params({}, query_dry_run, raw_options)
+    evictions = scope.subresource_storages["eviction"]
+    result: Obj = await evictions.evict(info.namespace, info.name, options)  # type: ignore[attr-defined]
+    return write_object(result, negotiated, status=int(result.get("code") or 201))
 
 
 async def log(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:

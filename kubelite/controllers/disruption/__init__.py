@@ -1,0 +1,1 @@
+"""kube's disruption controller: PodDisruptionBudgets' status."""
