@@ -4,8 +4,8 @@ next node in turn, so every event is for exactly one watcher.
 
 What it measures is what the other N-1 watchers cost: a run without watchers gives the server's CPU for the
 creates alone, the run with them the CPU per write their filtering and delivery added, and the delivery
-latency (creator's send to watcher's read). The server runs without simulated nodes or a scheduler, so the
-writes are the creator's alone. There is no baseline server column: it has no field selectors.
+latency (creator's send to watcher's read). The server runs without its simulated cluster, so the writes are
+the creator's alone. There is no baseline server column: it has no field selectors.
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ def _configs(ctx: Context) -> list[tuple[int, int]]:
 
 def nodewatch(ctx: Context) -> list[Row]:
     data_dir = ctx.fresh_dir("nodewatch")
-    cmd = [*procs.kubelite_cmd(data_dir), "--nodes=0", "--scheduler=false"]
-    server = ctx.start_server("kubelite", cmd)
+    server = ctx.start_server("kubelite", procs.kubelite_cmd(data_dir))  # an API server alone
     namespaces(ctx, server.port, [NAMESPACE])
     rows: list[Row] = []
     for watchers, rate in _configs(ctx):
