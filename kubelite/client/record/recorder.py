@@ -21,7 +21,7 @@ from typing import Any
 
 from kubelite.client.clock import Clock, RealClock
 from kubelite.client.dynamic import DynamicClient, ResourceClient
-from kubelite.client.errors import ClientError, NotFound
+from kubelite.client.errors import AlreadyExists, ClientError, NotFound
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +76,6 @@ class EventRecorder:
         self._pending: asyncio.Queue[tuple[dict[str, Any], str, str, str, float]] = asyncio.Queue(buffer)
         #: recent events by aggregation key, least recently seen first (bounded, like client-go's LRU of 4096)
         self._seen: OrderedDict[tuple[str, ...], _Seen] = OrderedDict()
-        #: the time in the newest event name, in nanoseconds (see `_write`)
-        self._last_name_ns = 0
         self._max_seen = 4096
         self._task: asyncio.Task[None] | None = None
 
@@ -133,10 +131,8 @@ class EventRecorder:
             except NotFound:
                 pass  # expired on the server: start over
         namespace = reference.get("namespace") or "default"
-        # kube names an event by its time in nanoseconds; two of one object in the same instant (a stepped
-        # test clock stands still) would clash, so a name's time never repeats within this recorder
-        self._last_name_ns = max(int(at * 1e9), self._last_name_ns + 1)
-        name = f"{reference.get('name', 'unknown')}.{self._last_name_ns:x}"
+        stamp = int(at * 1e9)
+        name = f"{reference.get('name', 'unknown')}.{stamp:x}"
         body = {
             "apiVersion": "v1",
             "kind": "Event",
@@ -153,7 +149,14 @@ class EventRecorder:
             "reportingComponent": self.component,
             "reportingInstance": self.host,
         }
-        await self.events.namespace(namespace).create(body)
+        try:
+            await self.events.namespace(namespace).create(body)
+        except AlreadyExists:
+            # kube names an event by its time in nanoseconds: two events of one object in one instant (a test's
+            # stepped clock stands still) share a name, and the second one takes the next nanosecond
+            name = f"{reference.get('name', 'unknown')}.{stamp + 1:x}"
+            body["metadata"] = {"name": name, "namespace": namespace}
+            await self.events.namespace(namespace).create(body)
         self._seen[key] = _Seen(name, namespace, 1, at, at)
         self._seen.move_to_end(key)
         while len(self._seen) > self._max_seen:
