@@ -14,6 +14,9 @@ import pytest
 import uvloop
 
 from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.selectors import parse_field_selector
+from kubelite.registry.builtin import build_registry
+from kubelite.registry.options import ListParams
 from kubelite.registry.strategy import field_value
 from kubelite.storage.cacher import Cacher, CacheWatcher, WatchRequest
 from kubelite.storage.interface import WatchEvent
@@ -241,5 +244,33 @@ def test_pinned_watchers_see_what_unindexed_ones_see(tmp_path: Path, seed: int) 
                 assert got == want, selector
                 seen += len(got)
             assert seen > 100  # the streams are not trivially empty
+
+    run(body)
+
+
+def test_the_pods_store_pins_a_watch_on_spec_node_name(tmp_path: Path) -> None:
+    """Through the registry: the pods cache indexes spec.nodeName, and the Store hands it a watch's terms."""
+
+    async def body() -> None:
+        storage = await SQLiteStorage.open(tmp_path)
+        registry = await build_registry(storage)
+        try:
+            pods = registry.store("", "pods")
+            pinned = await pods.watch("", ListParams(field_selector=parse_field_selector("spec.nodeName=n1")))
+            other = await pods.watch(
+                "default", ListParams(field_selector=parse_field_selector("spec.nodeName!=n1,status.phase=Running"))
+            )
+            maps = await registry.store("", "configmaps").watch(
+                "", ListParams(field_selector=parse_field_selector("metadata.name=a"))
+            )
+            assert isinstance(pinned, CacheWatcher) and isinstance(other, CacheWatcher)
+            assert isinstance(maps, CacheWatcher)
+            assert (pinned.trigger_value, other.trigger_value, maps.trigger_value) == ("n1", None, None)
+            for watcher in (pinned, other, maps):
+                watcher.stop()
+        finally:
+            for cacher in registry.cachers:
+                await cacher.close()
+            await storage.close()
 
     run(body)
