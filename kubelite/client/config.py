@@ -109,7 +109,12 @@ class Config:
         """The TLS settings for an https host (None for plain http)."""
         if not self.is_tls:
             return None
-        context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+        if self.ca_data or self.ca_file or self.insecure_skip_tls_verify:
+            # a configured CA is the only one trusted (client-go's RootCAs); the system store, near a megabyte per
+            # context, is not loaded
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        else:
+            context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
         if self.insecure_skip_tls_verify:
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE

@@ -324,8 +324,11 @@ class Store(DescribedBySpec):
         except storage_errors.StorageError as exc:
             raise interpret_update_error(exc, self.spec.group_resource, name) from exc
         meta = stored.get("metadata") or {}
-        if meta.get("deletionTimestamp") and not self.finalizers_pending(stored):
-            # the last finalizer is gone: the pending deletion completes now
+        if meta.get("deletionTimestamp") and not self.finalizers_pending(stored) and not meta.get(
+            "deletionGracePeriodSeconds"
+        ):
+            # the last finalizer is gone and no grace period runs (kube's shouldDeleteDuringUpdate): the pending
+            # deletion completes now; a pod in its grace period waits for its kubelet
             try:
                 stored = await self.storage.delete(
                     key, preconditions=Preconditions(resource_version=meta["resourceVersion"])

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import socket
 import uuid
@@ -32,6 +31,9 @@ from kubelite.client.clock import Clock, RealClock
 from kubelite.client.component import ComponentClient
 from kubelite.client.config import Config
 from kubelite.client.leaderelection import LeaderCallbacks, LeaderElectionConfig, LeaseLock, run_leader_election
+from kubelite.cluster.kubelet.host import simulated_nodes
+from kubelite.cluster.kubelet.kubelet import Kubelet
+from kubelite.cluster.scheduler.component import SchedulerComponent
 from kubelite.controllers.controller_manager import run_controller_manager
 from kubelite.server.config import KUBERNETES_VERSION, ClusterConfig
 
@@ -97,10 +99,10 @@ class SimulatedCluster:
         runs: list[tuple[str, UserInfo, Callable[[], Awaitable[None]]]] = [
             ("kube-controller-manager", manager_user, lambda: run_controller_manager(manager, selection))
         ]
-        if self.config.scheduler and (scheduler := self._scheduler()) is not None:
-            runs.append(("kube-scheduler", UserInfo(name=KUBE_SCHEDULER), scheduler))
-        if self.config.nodes > 0 and (kubelets := self._kubelets()) is not None:
-            runs.append((NODES_LEASE, manager_user, kubelets))
+        if self.config.scheduler:
+            runs.append(("kube-scheduler", UserInfo(name=KUBE_SCHEDULER), self._scheduler()))
+        if self.config.nodes > 0:
+            runs.append((NODES_LEASE, manager_user, self._kubelets()))
         try:
             async with asyncio.TaskGroup() as group:
                 for name, user, run in runs:
@@ -110,24 +112,10 @@ class SimulatedCluster:
                 with contextlib.suppress(Exception):
                     await clients.close()
 
-    def _scheduler(self) -> Callable[[], Awaitable[None]] | None:
-        try:
-            component = importlib.import_module("kubelite.cluster.scheduler.component")
-        except ModuleNotFoundError:
-            log.warning("this build has no scheduler")
-            return None
-        clients = self.clients("default-scheduler", UserInfo(name=KUBE_SCHEDULER))
-        run: Callable[[], Awaitable[None]] = component.SchedulerComponent(clients).run
-        return run
+    def _scheduler(self) -> Callable[[], Awaitable[None]]:
+        return SchedulerComponent(self.clients("default-scheduler", UserInfo(name=KUBE_SCHEDULER))).run
 
-    def _kubelets(self) -> Callable[[], Awaitable[None]] | None:
-        try:
-            host = importlib.import_module("kubelite.cluster.kubelet.host")
-            kubelet = importlib.import_module("kubelite.cluster.kubelet.kubelet")
-        except ModuleNotFoundError:
-            log.warning("this build has no simulated kubelets")
-            return None
-        simulated_nodes, Kubelet = host.simulated_nodes, kubelet.Kubelet
+    def _kubelets(self) -> Callable[[], Awaitable[None]]:
         nodes = simulated_nodes(
             self.config.nodes, prefix=self.config.node_name_prefix, capacity=dict(self.config.node_capacity)
         )

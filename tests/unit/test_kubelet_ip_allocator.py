@@ -48,3 +48,24 @@ def test_pod_ips_run_out_before_broadcast() -> None:
     assert [ips.allocate(str(n)) for n in range(5)] == [f"10.0.0.{n}" for n in range(2, 7)]
     with pytest.raises(AllocatorFull, match=r"no IP addresses available in range set: 10.0.0.0/29"):
         ips.allocate("5")
+
+
+def test_reserved_addresses_are_kept_and_skipped() -> None:
+    ips = PodIPAllocator("10.244.1.0/24")
+    assert ips.reserve("old-a", "10.244.1.4")
+    assert ips.reserve("old-b", "10.244.1.2")
+    assert ips.reserve("old-b", "10.244.1.2")
+    assert not ips.reserve("other", "10.244.1.4")
+    assert [ips.allocate(uid) for uid in ("n1", "n2", "n3")] == ["10.244.1.3", "10.244.1.5", "10.244.1.6"]
+    ips.release("old-a")
+    assert ips.allocate("n4") == "10.244.1.4"
+    assert len(ips) == 5
+
+
+def test_reserve_refuses_what_the_range_never_gives() -> None:
+    ips = PodIPAllocator("10.244.1.0/24")
+    for address in ("10.244.2.7", "10.244.1.0", "10.244.1.1", "10.244.1.255", "not-an-ip", ""):
+        assert not ips.reserve("a", address), address
+    assert len(ips) == 0
+    assert ips.reserve("a", "10.244.1.254")
+    assert ips.allocate("b") == "10.244.1.2"

@@ -512,3 +512,83 @@ def test_deletion_while_initializing() -> None:
     assert gone.status["containerStatuses"][0]["state"]["terminated"]["reason"] == "ContainerStatusUnknown"
     assert gone.status["phase"] == "Failed"
     assert gone.delete
+
+
+def test_containers_ignoring_sigterm_run_out_the_grace_period() -> None:
+    kubelet = Kubelet(_pod(annotations={"sim.kubelite.io/ignore-sigterm": "true"}))
+    kubelet.sync()
+    kubelet.next()
+    kubelet.clock.step(9)
+    kubelet.pod["metadata"]["deletionTimestamp"] = _at(40)
+    kubelet.pod["metadata"]["deletionGracePeriodSeconds"] = 30
+    asked = kubelet.sync()
+    # asked to stop at 10 s, still running: the sandbox is up, the pod not yet terminal
+    assert _summary(asked) == [("Normal", "Killing", "Stopping container nginx")]
+    assert asked.status["phase"] == "Running"
+    assert asked.status["containerStatuses"][0]["state"] == {"running": {"startedAt": _at(1)}}
+    assert asked.status["conditions"][0]["status"] == "True"
+    assert (asked.delete, asked.terminal) == (False, False)
+    assert kubelet.elapsed(asked.next_sync_at) == 40
+    killed = kubelet.next()
+    assert killed.events == []
+    assert killed.status["phase"] == "Failed"
+    assert killed.status["containerStatuses"][0]["state"] == {"terminated": {
+        "exitCode": 137, "reason": "Error", "startedAt": _at(1), "finishedAt": _at(40),
+        "containerID": identity.container_id("uid-web", "nginx", 0),
+    }}
+    assert (killed.delete, killed.release_ip) == (True, True)
+
+
+def test_ignoring_sigterm_with_no_grace_is_killed_at_once() -> None:
+    kubelet = Kubelet(_pod(annotations={"sim.kubelite.io/ignore-sigterm": "true"}))
+    kubelet.sync()
+    kubelet.next()
+    kubelet.pod["metadata"]["deletionTimestamp"] = _at(1)
+    kubelet.pod["metadata"]["deletionGracePeriodSeconds"] = 0
+    gone = kubelet.step(1)
+    assert gone.status["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 137
+    assert gone.delete
+
+
+def test_readmit_carries_on_from_the_status() -> None:
+    kubelet = Kubelet(_pod())
+    kubelet.sync()
+    kubelet.next()
+    kubelet.clock.step(60)
+    running = kubelet.sync()
+    assert running.events == []
+    # a restarted kubelet: a fresh allocator, the pod as the API has it
+    allocator = PodIPAllocator("10.244.1.0/24")
+    assert pod_lifecycle.admitted_before(kubelet.pod)
+    record = pod_lifecycle.readmit(kubelet.pod, kubelet.node, kubelet.clock.now(), allocator)
+    assert record.admitted_at == kubelet.record.admitted_at
+    assert record.pod_ip == "10.244.1.2" and len(allocator) == 1
+    again = pod_lifecycle.sync_pod(kubelet.pod, kubelet.node, record, kubelet.clock.now())
+    assert again.events == []
+    assert not again.changed
+    assert allocator.allocate("new") == "10.244.1.3"
+    # an address another pod holds already is not shared: the pod gets a fresh one
+    taken = PodIPAllocator("10.244.1.0/24")
+    taken.allocate("someone-else")
+    assert pod_lifecycle.readmit(kubelet.pod, kubelet.node, kubelet.clock.now(), taken).pod_ip == "10.244.1.3"
+
+
+def test_readmit_of_a_terminal_pod_holds_no_address() -> None:
+    pod = _pod(restart_policy="Never", annotations={"sim.kubelite.io/run-time": "1s"})
+    kubelet = Kubelet(pod)
+    kubelet.sync()
+    kubelet.next()
+    done = kubelet.next()
+    assert done.status["phase"] == "Succeeded"
+    allocator = PodIPAllocator("10.244.1.0/24")
+    record = pod_lifecycle.readmit(kubelet.pod, kubelet.node, kubelet.clock.now(), allocator)
+    assert record.pod_ip == "10.244.1.2" and len(allocator) == 0
+
+
+def test_readmit_without_a_start_time_is_a_first_admission() -> None:
+    pod = _pod()
+    assert not pod_lifecycle.admitted_before(pod)
+    pod["status"]["startTime"] = "garbage"
+    kubelet = Kubelet(pod)
+    record = pod_lifecycle.readmit(pod, kubelet.node, kubelet.clock.now(), PodIPAllocator("10.244.1.0/24"))
+    assert record.admitted_at == kubelet.clock.now()

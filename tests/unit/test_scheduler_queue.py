@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from kubelite.cluster.scheduler.queue import (
+    ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     NODE_ADD,
     NODE_UPDATE,
@@ -219,3 +220,27 @@ def test_a_pod_deleted_during_its_cycle_does_not_come_back() -> None:
     queue.delete(pod)
     fail(queue, info)
     assert queue.where(info.uid) is None and len(queue) == 0
+
+
+def test_a_pod_placed_helps_only_pods_waiting_on_affinity_or_spread() -> None:
+    clock = FakeClock()
+    queue = SchedulingQueue(clock)
+    queue.add(make_pod("cpu"))
+    queue.add(make_pod("affinity"))
+    fail(queue, popped(queue), "NodeResourcesFit")
+    fail(queue, popped(queue), "InterPodAffinity")
+    clock.step(60)
+    assert queue.move_on_event(ASSIGNED_POD_ADD) == 1
+    assert (queue.where("uid-default-affinity"), queue.where("uid-default-cpu")) == ("active", "unschedulable")
+
+
+def test_pods_in_flight_when_the_loop_stops_are_handed_back() -> None:
+    clock = FakeClock()
+    queue = SchedulingQueue(clock)
+    queue.add(make_pod("a"))
+    queue.add(make_pod("b"))
+    popped(queue)
+    popped(queue)
+    assert queue.requeue_in_flight() == 2
+    assert queue.where("uid-default-a") == queue.where("uid-default-b") == "backoff"
+    assert queue.requeue_in_flight() == 0

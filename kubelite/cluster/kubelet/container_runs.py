@@ -8,7 +8,8 @@ the exit, then the restart doubles it, up to 300 s. A back-off entry untouched f
 container that ran that long) has expired: the next exit is restarted at once again, from 10 s.
 
 `play` is deterministic: given the first start, the behaviour and `now`, it replays every attempt up to `now`.
-A kill (`stop_at`, the pod being deleted) ends a running attempt with exit code 0 and prevents further starts.
+A kill (`stop_at`, the pod being deleted) ends a running attempt with `kill_exit_code` (0: the process heeded
+SIGTERM; 137: it was SIGKILLed at the end of the grace period) and prevents further starts.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def play(
     restart_policy: str,
     now: datetime,
     stop_at: datetime | None = None,
+    kill_exit_code: int = 0,
 ) -> Timeline:
     timeline = Timeline()
     start = first_start
@@ -87,7 +89,7 @@ def play(
         end = start + run_time if run_time is not None else None
         code, killed = exit_code, False
         if stop_at is not None and (end is None or stop_at < end):
-            end, code, killed = stop_at, 0, True
+            end, code, killed = stop_at, kill_exit_code, True
         number = len(timeline.attempts)
         if end is None or end > now:
             timeline.attempts.append(Attempt(number, start))

@@ -123,3 +123,62 @@ def pod_event(
         "reportingComponent": COMPONENT,
         "reportingInstance": node_name,
     }
+
+
+# -- the node's own events ------------------------------------------------------------------------------------
+
+#: the condition events of the node status setters (pkg/kubelet/nodestatus): (healthy, unhealthy) by type
+NODE_CONDITION_EVENTS = {
+    "MemoryPressure": ("NodeHasSufficientMemory", "NodeHasInsufficientMemory"),
+    "DiskPressure": ("NodeHasNoDiskPressure", "NodeHasDiskPressure"),
+    "PIDPressure": ("NodeHasSufficientPID", "NodeHasInsufficientPID"),
+    "Ready": ("NodeReady", "NodeNotReady"),
+}
+STARTING = "Starting"
+STARTING_MESSAGE = "Starting kubelet."
+ALLOCATABLE_ENFORCED = "NodeAllocatableEnforced"
+ALLOCATABLE_ENFORCED_MESSAGE = "Updated Node Allocatable limit across pods"
+
+
+def node_status_is_now(node_name: str, reason: str) -> str:
+    """recordNodeStatusEvent's message."""
+    return f"Node {node_name} status is now: {reason}"
+
+
+def node_event(node_name: str, *, reason: str, message: str, when: datetime, sequence: int = 0,
+               event_type: str = NORMAL) -> Obj:
+    """One Event about the node, as the kubelet records them: about its `nodeRef`, whose uid is the node's name
+    (not the Node's uid), in the namespace `default`."""
+    nanos = int(when.timestamp()) * 1_000_000_000 + when.microsecond * 1000 + sequence
+    stamp = rfc3339(when)
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{node_name}.{nanos:x}", "namespace": "default"},
+        "involvedObject": {"kind": "Node", "name": node_name, "uid": node_name},
+        "reason": reason,
+        "message": message,
+        "source": {"component": COMPONENT, "host": node_name},
+        "firstTimestamp": stamp,
+        "lastTimestamp": stamp,
+        "count": 1,
+        "type": event_type,
+        "eventTime": None,
+        "reportingComponent": COMPONENT,
+        "reportingInstance": node_name,
+    }
+
+
+def node_condition_events(node_name: str, previous: list[Obj], current: list[Obj]) -> list[tuple[str, str]]:
+    """(reason, message) for each condition whose status is new or changed, in the conditions' order."""
+    before = {condition.get("type"): condition.get("status") for condition in previous}
+    found = []
+    for condition in current:
+        kind = condition.get("type")
+        if kind not in NODE_CONDITION_EVENTS or before.get(kind) == condition.get("status"):
+            continue
+        healthy_status = "True" if kind == "Ready" else "False"
+        healthy, unhealthy = NODE_CONDITION_EVENTS[kind]
+        reason = healthy if condition.get("status") == healthy_status else unhealthy
+        found.append((reason, node_status_is_now(node_name, reason)))
+    return found

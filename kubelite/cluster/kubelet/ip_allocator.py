@@ -50,6 +50,26 @@ class _SlotAllocator:
         self._owner_of[slot] = owner
         return slot
 
+    def take_slot(self, owner: str, slot: int) -> bool:
+        """Give `owner` this very slot (rebuilding allocations that exist); False when it is out of range or
+        held by another owner."""
+        if not 0 <= slot < self._size or self._owner_of.get(slot, owner) != owner:
+            return False
+        if self._slot_of.get(owner) == slot:
+            return True
+        self.release(owner)
+        if slot >= self._next_fresh:
+            # the slots skipped over stay free, for the lowest-first order of later takes
+            for skipped in range(self._next_fresh, slot):
+                heapq.heappush(self._released, skipped)
+            self._next_fresh = slot + 1
+        else:
+            self._released.remove(slot)
+            heapq.heapify(self._released)
+        self._slot_of[owner] = slot
+        self._owner_of[slot] = owner
+        return True
+
     def release(self, owner: str) -> int | None:
         slot = self._slot_of.pop(owner, None)
         if slot is not None:
@@ -110,6 +130,18 @@ class PodIPAllocator:
         if slot is None:
             raise AllocatorFull(f"no IP addresses available in range set: {self.pod_cidr}")
         return str(self.pod_cidr.network_address + 1 + _RESERVED_LOW_HOSTS + slot)
+
+    def reserve(self, pod_uid: str, ip: str) -> bool:
+        """Hold `ip` for the pod, as a restarted kubelet does for the addresses its running pods already have;
+        False when the address is not one this range gives out, or another pod holds it."""
+        try:
+            address = ipaddress.ip_address(ip)
+        except ValueError:
+            return False
+        if address not in self.pod_cidr:
+            return False
+        slot = int(address) - int(self.pod_cidr.network_address) - 1 - _RESERVED_LOW_HOSTS
+        return self._slots.take_slot(pod_uid, slot)
 
     def release(self, pod_uid: str) -> None:
         self._slots.release(pod_uid)

@@ -15,9 +15,14 @@ The history, as the kubelet drives it:
 3. a container that exits is restarted or not by the restartPolicy, with the crash-loop back-off (waiting
    `CrashLoopBackOff`, "back-off 10s restarting failed container=..."); when none will run again the phase is
    Succeeded (all exited 0) or Failed, and the sandbox is gone (PodReadyToStartContainers False).
-4. a deletionTimestamp: the kubelet stops the running containers (Killing), which exit 0 (`Completed`); a
-   container that never ran is `ContainerStatusUnknown` (137); the pod takes its terminal phase and the kubelet
-   deletes it with grace period 0 (`delete` in the answer), after writing that status.
+4. a deletionTimestamp: the kubelet stops the running containers (Killing), which exit 0 (`Completed`), or,
+   when they ignore SIGTERM (`simulation`), run on until the pod's deletionGracePeriodSeconds are over and are
+   then killed (137, `Error`); a container that never ran is `ContainerStatusUnknown` (137); the pod takes its
+   terminal phase and the kubelet deletes it with grace period 0 (`delete` in the answer), after writing that
+   status.
+
+`readmit` is a restarted kubelet's first sight of a pod it ran before: the record is rebuilt from the status
+(startTime, podIP, whose address is held again) so the replay carries on where it was, without repeating events.
 
 The containers' entries are `container_status`'s, the phase and conditions `pod_conditions`'s; the status's
 fields come in the order kube serves them (phase, conditions, hostIP(s), podIP(s), startTime, the container
@@ -29,14 +34,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from kubelite.apimachinery.meta import Obj, rfc3339
+from kubelite.apimachinery.meta import Obj, parse_rfc3339, rfc3339
 from kubelite.cluster.kubelet import events, identity
 from kubelite.cluster.kubelet.container_runs import Timeline, play
 from kubelite.cluster.kubelet.container_status import container_status
 from kubelite.cluster.kubelet.ip_allocator import PodIPAllocator
 from kubelite.cluster.kubelet.pod_conditions import kubelet_conditions, pod_phase, stamp_conditions
 from kubelite.cluster.kubelet.qos import qos_class
-from kubelite.cluster.kubelet.simulation import DEFAULT_TIMING, SimulationTiming, behaviour_of
+from kubelite.cluster.kubelet.simulation import DEFAULT_TIMING, ContainerBehaviour, SimulationTiming, behaviour_of
 
 # a simulated pull takes no time; the start delay stands for it
 PULL_TIME = timedelta(0)
@@ -92,6 +97,43 @@ def admit(pod: Obj, node: Obj, now: datetime, allocator: PodIPAllocator | None) 
     return PodRecord(uid=uid, admitted_at=now, pod_ip=ip)
 
 
+def admitted_before(pod: Obj) -> bool:
+    """Whether a kubelet already ran this pod: only a kubelet sets startTime."""
+    return bool((pod.get("status") or {}).get("startTime"))
+
+
+def readmit(pod: Obj, node: Obj, now: datetime, allocator: PodIPAllocator | None) -> PodRecord:
+    """The record of a pod a kubelet ran before it restarted (`admitted_before`): admitted at its startTime,
+    with the IP its status shows held again unless the pod is over (a terminal pod's address went back)."""
+    uid = pod["metadata"]["uid"]
+    status = pod.get("status") or {}
+    try:
+        admitted_at = parse_rfc3339(status["startTime"])
+    except (KeyError, TypeError, ValueError):
+        return admit(pod, node, now, allocator)
+    ip = str(status.get("podIP") or "")
+    terminal = status.get("phase") in ("Succeeded", "Failed")
+    if (pod.get("spec") or {}).get("hostNetwork") or allocator is None:
+        ip = node_ip(node)
+    elif not terminal and not (ip and allocator.reserve(uid, ip)):
+        # no address yet, or one this node cannot hold (another pod's, another range's): a fresh one
+        ip = allocator.allocate(uid)
+    seen = now if (pod.get("metadata") or {}).get("deletionTimestamp") else None
+    return PodRecord(uid=uid, admitted_at=admitted_at, pod_ip=ip, deletion_seen_at=seen, events_through=now)
+
+
+def kill_at(pod: Obj, record: PodRecord, behaviour: ContainerBehaviour) -> datetime | None:
+    """When the pod's containers stop, once it is being deleted: at once, or at the end of its grace period
+    for containers that ignore SIGTERM."""
+    if record.deletion_seen_at is None:
+        return None
+    if not behaviour.ignore_sigterm:
+        return record.deletion_seen_at
+    grace = (pod.get("metadata") or {}).get("deletionGracePeriodSeconds")
+    seconds = grace if isinstance(grace, int) and not isinstance(grace, bool) and grace > 0 else 0
+    return record.deletion_seen_at + timedelta(seconds=seconds)
+
+
 # -- the replay ---------------------------------------------------------------------------------------------
 
 
@@ -111,12 +153,14 @@ class _Replay:
             self.next_change = when
 
 
-def _replay(pod: Obj, record: PodRecord, now: datetime, timing: SimulationTiming) -> _Replay:
+def _replay(
+    pod: Obj, record: PodRecord, now: datetime, timing: SimulationTiming, behaviour: ContainerBehaviour,
+) -> _Replay:
     spec = pod.get("spec") or {}
     policy = spec.get("restartPolicy") or "Always"
-    behaviour = behaviour_of(pod, timing)
     sandbox_at = record.admitted_at + timing.start_delay
-    stop_at = record.deletion_seen_at
+    stop_at = kill_at(pod, record, behaviour)
+    kill_exit_code = 137 if behaviour.ignore_sigterm else 0
     replay = _Replay(sandbox_at, sandbox_at <= now and (stop_at is None or sandbox_at < stop_at), [], [], stop_at)
     replay.note(sandbox_at, now)
     start: datetime | None = sandbox_at if replay.sandbox_up or sandbox_at > now else None
@@ -129,7 +173,7 @@ def _replay(pod: Obj, record: PodRecord, now: datetime, timing: SimulationTiming
             continue
         timeline = play(
             first_start=start, run_time=timing.init_run_time, exit_code=0,
-            restart_policy="Never", now=now, stop_at=stop_at,
+            restart_policy="Never", now=now, stop_at=stop_at, kill_exit_code=kill_exit_code,
         )
         replay.init.append((container, timeline))
         replay.note(timeline.next_change, now)
@@ -143,7 +187,7 @@ def _replay(pod: Obj, record: PodRecord, now: datetime, timing: SimulationTiming
             continue
         timeline = play(
             first_start=start, run_time=behaviour.run_time, exit_code=behaviour.exit_code,
-            restart_policy=policy, now=now, stop_at=stop_at,
+            restart_policy=policy, now=now, stop_at=stop_at, kill_exit_code=kill_exit_code,
         )
         replay.regular.append((container, timeline))
         replay.note(timeline.next_change, now)
@@ -157,7 +201,7 @@ def _replay(pod: Obj, record: PodRecord, now: datetime, timing: SimulationTiming
 
 
 def _container_events(
-    pod: Obj, container: Obj, timeline: Timeline | None, *, init: bool,
+    pod: Obj, container: Obj, timeline: Timeline | None, *, init: bool, kill_started: datetime | None,
 ) -> list[tuple[datetime, str, str, str, str]]:
     """(when, type, reason, message, fieldPath) for everything that happened to one container."""
     if timeline is None:
@@ -177,8 +221,10 @@ def _container_events(
             found.append((when, events.NORMAL, "Pulled", events.already_present(image), path))
         found.append((when, events.NORMAL, "Created", events.created(name), path))
         found.append((when, events.NORMAL, "Started", events.started(name), path))
-        if attempt.killed and attempt.finished_at is not None:
-            found.append((attempt.finished_at, events.NORMAL, "Killing", events.killing(name), path))
+        # the kubelet says it stops a container when it asks it to, however long the container takes
+        stopping = attempt.killed or (attempt.finished_at is None and attempt is timeline.current)
+        if kill_started is not None and stopping and attempt.started_at <= kill_started:
+            found.append((kill_started, events.NORMAL, "Killing", events.killing(name), path))
     for when, _delay in timeline.backoffs:
         found.append((when, events.WARNING, "BackOff", events.back_off(name, pod), path))
     return found
@@ -200,8 +246,8 @@ def sync_pod(
     old_status = pod.get("status") or {}
     if metadata.get("deletionTimestamp") and record.deletion_seen_at is None:
         record = replace(record, deletion_seen_at=now)
-    replay = _replay(pod, record, now, timing)
     behaviour = behaviour_of(pod, timing)
+    replay = _replay(pod, record, now, timing, behaviour)
     deleting = record.deletion_seen_at is not None
     init_containers = spec.get("initContainers") or []
     waiting_reason = "PodInitializing" if init_containers else "ContainerCreating"
@@ -219,15 +265,15 @@ def sync_pod(
             ))
         return built
 
-    # the simulated processes exit at once on SIGTERM, so a pod seen deleting has nothing left running
-    terminal_by_kill = deleting
+    # the containers of a pod being deleted are all stopped once the kill is through
+    terminal_by_kill = replay.stop_at is not None and replay.stop_at <= now
     init_statuses = statuses(replay.init, init=True, terminal=terminal_by_kill)
     container_statuses = statuses(replay.regular, init=False, terminal=terminal_by_kill)
     phase = pod_phase(spec, init_statuses, container_statuses, terminal_by_kill)
     if old_status.get("phase") in ("Succeeded", "Failed"):
         phase = old_status["phase"]
     terminal = phase in ("Succeeded", "Failed")
-    sandbox = replay.sandbox_up and not terminal and not deleting
+    sandbox = replay.sandbox_up and not terminal and not terminal_by_kill
 
     generation = metadata.get("generation")
     generated = kubelet_conditions(spec, old_status.get("conditions") or [], init_statuses, container_statuses,
@@ -250,9 +296,9 @@ def sync_pod(
 
     happened: list[tuple[datetime, str, str, str, str]] = []
     for container, timeline in replay.init:
-        happened += _container_events(pod, container, timeline, init=True)
+        happened += _container_events(pod, container, timeline, init=True, kill_started=record.deletion_seen_at)
     for container, timeline in replay.regular:
-        happened += _container_events(pod, container, timeline, init=False)
+        happened += _container_events(pod, container, timeline, init=False, kill_started=record.deletion_seen_at)
     since = record.events_through
     node_name = (node.get("metadata") or {}).get("name", "")
     fresh = sorted(

@@ -15,6 +15,7 @@ A test chooses other behaviour with annotations on the pod (they apply to every 
 | `sim.kubelite.io/ready-after` | a duration | the container turns ready this long after each start |
 | `sim.kubelite.io/crash-loop` | `true` | each run ends after run-time (default 1 s) with exit code (default 1) |
 | `sim.kubelite.io/readiness-fail` | `true` | the readiness probe never passes: running, never ready |
+| `sim.kubelite.io/ignore-sigterm` | `true` | once deleted, run on until the grace period ends; killed (137) |
 
 A duration is Go's form (`1s`, `1.5s`, `500ms`, `2m`, `1m30s`) or a bare number of seconds. A value that does not
 parse is ignored (the default applies), as a kubelet cannot refuse a pod for an annotation. What happens after a
@@ -35,6 +36,7 @@ EXIT_CODE = PREFIX + "exit-code"
 READY_AFTER = PREFIX + "ready-after"
 CRASH_LOOP = PREFIX + "crash-loop"
 READINESS_FAIL = PREFIX + "readiness-fail"
+IGNORE_SIGTERM = PREFIX + "ignore-sigterm"
 
 CRASH_LOOP_RUN_TIME = timedelta(seconds=1)
 CRASH_LOOP_EXIT_CODE = 1
@@ -60,6 +62,8 @@ class ContainerBehaviour:
     exit_code: int = 0
     ready_after: timedelta = timedelta(0)
     never_ready: bool = False
+    #: a stop request is not heeded: the kubelet kills the container when the grace period ends
+    ignore_sigterm: bool = False
 
 
 _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -114,4 +118,5 @@ def behaviour_of(pod: Obj, timing: SimulationTiming = DEFAULT_TIMING) -> Contain
         exit_code=exit_code or 0,
         ready_after=ready_after or timedelta(0),
         never_ready=_flag(annotations.get(READINESS_FAIL)),
+        ignore_sigterm=_flag(annotations.get(IGNORE_SIGTERM)),
     )

@@ -1,7 +1,9 @@
-"""kube-scheduler's framework in miniature, as pure logic: the scheduling queue (`queue`), the cluster state a
-cycle reads (`snapshot`), the filter and score plugins (`plugins`), the decision (`schedule`) and what is written
-back (`binding`). No API calls are made here; the component that watches pods and nodes, feeds the snapshot and
-the queue, and sends bindings and events is built on top.
+"""kube-scheduler's framework in miniature. As pure logic: the scheduling queue (`queue`), the cluster state a
+cycle reads (`snapshot`) and the lifetime of assumed pods around it (`cache`), the filter and score plugins
+(`plugins`), the decision (`schedule`), what is written back (`binding`) and how repeated events fold into a
+series (`events.EventSeries`). On top, the component that talks to the API (`component.SchedulerComponent`):
+it watches pods, nodes and namespaces, feeds the cache and the queue, and sends bindings, PodScheduled
+conditions and events.k8s.io events (`events.EventWriter`).
 
 Preemption is not performed (the decision only reports what kube's DefaultPreemption would say when it cannot
 help); volume, DRA and image-locality plugins and the cluster-wide default topology spread are not included.

@@ -8,10 +8,10 @@ Three places hold a pod waiting for a cycle:
   attempt up to 10 s (podInitialBackoffDuration, podMaxBackoffDuration). `flush_backoff_completed` moves the
   pods whose backoff is over to activeQ; `run` calls it every second, as kube does.
 - unschedulablePods, pods the last cycle found no node for. A cluster event that may make room (`move_on_event`:
-  a node added or changed, an assigned pod deleted) moves the pods the event can help, judged by the plugins that
-  rejected them, to backoffQ if still backing off, else to activeQ; `flush_unschedulable_left_over` moves those
-  that waited longer than 5 min (podMaxInUnschedulablePodsDuration) whatever happened, and `run` calls it every
-  30 s.
+  a node added or changed, an assigned pod added or deleted) moves the pods the event can help, judged by the
+  plugins that rejected them, to backoffQ if still backing off, else to activeQ; `flush_unschedulable_left_over`
+  moves those that waited longer than 5 min (podMaxInUnschedulablePodsDuration) whatever happened, and `run` calls
+  it every 30 s.
 A pod with `spec.schedulingGates` waits in unschedulablePods, whatever the events, until an update lifts its
 gates (kube's SchedulingGates PreEnqueue plugin). A popped pod is in flight until `done`; if a cluster event
 came while it was being scheduled, a failure sends it to backoffQ rather than unschedulablePods, so the event is
@@ -30,9 +30,9 @@ import heapq
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
-from kubelite.util.clock import Clock
+from kubelite.util.clock import Sleeper
 
 INITIAL_BACKOFF_SECONDS: Final = 1.0
 MAX_BACKOFF_SECONDS: Final = 10.0
@@ -43,6 +43,7 @@ UNSCHEDULABLE_FLUSH_PERIOD: Final = 30.0
 # cluster events, and the plugins whose rejection each may undo (kube's EventsToRegister, coarsened)
 NODE_ADD: Final = "NodeAdd"
 NODE_UPDATE: Final = "NodeUpdate"
+ASSIGNED_POD_ADD: Final = "AssignedPodAdd"
 ASSIGNED_POD_DELETE: Final = "AssignedPodDelete"
 _ALL_PLUGINS: Final = None
 EVENT_HELPS: Final[Mapping[str, frozenset[str] | None]] = {
@@ -51,11 +52,20 @@ EVENT_HELPS: Final[Mapping[str, frozenset[str] | None]] = {
         "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
         "InterPodAffinity",
     )),
+    # a pod placed may satisfy another's affinity or even out a spread
+    ASSIGNED_POD_ADD: frozenset(("InterPodAffinity", "PodTopologySpread")),
     ASSIGNED_POD_DELETE: frozenset(("NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread")),
 }
 
 
 GATED: Final = frozenset(("SchedulingGates",))
+
+
+class Clock(Sleeper, Protocol):
+    """What the queue reads of a clock: monotonic time and sleeping (the server's and the client's clocks both
+    serve)."""
+
+    def monotonic(self) -> float: ...
 
 
 class QueueClosedError(Exception):
@@ -251,6 +261,14 @@ class SchedulingQueue:
         """The cycle for a popped pod is over (bound, or handed back with `add_unschedulable`)."""
         self._in_flight.pop(uid, None)
         self._updated_in_flight.discard(uid)
+
+    def requeue_in_flight(self) -> int:
+        """Hand every popped pod back as if its cycle had failed with an error (to backoffQ): the scheduling loop
+        stopped before finishing them (a scheduler that lost its lease). Returns how many."""
+        infos = list(self._in_flight.values())
+        for info in infos:
+            self.add_unschedulable(info, self._scheduling_cycle)
+        return len(infos)
 
     def add_unschedulable(self, info: QueuedPodInfo, scheduling_cycle: int,
                           rejected_by: Iterable[str] = ()) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from kubelite.apimachinery import errors, serializers
-from kubelite.apimachinery.meta import Obj, deep_copy
+from kubelite.apimachinery.meta import Obj, deep_copy, now, rfc3339
 from kubelite.apimachinery.patch.merge import apply_merge_patch
 from kubelite.apimachinery.patch.strategic import apply_strategic_merge_patch
 from kubelite.endpoints.handlers import field_validation, params
@@ -100,6 +100,14 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
     async def bind(current: Obj | None) -> Obj:
         if current is None:
             raise errors.not_found(pods_resource, name)
+        if meta.get("uid") and meta["uid"] != current["metadata"].get("uid"):
+            # the Binding's uid is a precondition, checked first: a pod recreated under its name is not bound
+            raise errors.conflict(
+                pods_resource,
+                name,
+                f"Precondition failed: UID in precondition: {meta['uid']}, "
+                f"UID in object meta: {current['metadata'].get('uid')}",
+            )
         if current["metadata"].get("deletionTimestamp"):
             raise errors.conflict(binding_resource, name, f"pod {name} is being deleted, cannot be assigned to a host")
         spec = current.setdefault("spec", {})
@@ -110,6 +118,7 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         spec["nodeName"] = node
         for key, value in (meta.get("annotations") or {}).items():
             current["metadata"].setdefault("annotations", {})[key] = value
+        _set_scheduled(current)
         return current
 
     pods = scope.store
@@ -120,6 +129,20 @@ async def binding(request: web.Request, scope: RequestScope, info: RequestInfo) 
         status=201,
         warnings=warnings,
     )
+
+
+def _set_scheduled(pod: Obj) -> None:
+    """kube's assignPod sets PodScheduled=True with the node, in the same write (podutil.UpdatePodCondition)."""
+    status = pod.setdefault("status", {})
+    conditions = status.setdefault("conditions", [])
+    condition = {"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": rfc3339(now())}
+    for index, existing in enumerate(conditions):
+        if isinstance(existing, dict) and existing.get("type") == "PodScheduled":
+            if existing.get("status") == "True" and existing.get("lastTransitionTime"):
+                condition["lastTransitionTime"] = existing["lastTransitionTime"]
+            conditions[index] = condition
+            return
+    conditions.append(condition)
 
 
 async def eviction(request: web.Request, scope: RequestScope, info: RequestInfo) -> web.StreamResponse:

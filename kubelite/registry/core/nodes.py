@@ -1,5 +1,7 @@
 """Nodes: their quantities decoded, allocatable defaulted from capacity, validation, and
-spec.unschedulable for field selectors."""
+spec.unschedulable for field selectors. A Node is created with the status it is sent (kube's nodeStrategy keeps
+it: a kubelet registers its node with capacity, addresses and conditions at once); updates of the main resource
+keep the stored status, /status the stored spec."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from kubelite.registry.validation.quantities import decode_quantities
 class NodeStrategy(Strategy):
     tracks_generation = False
     selectable_fields = ("spec.unschedulable",)
+
+    def prepare_for_create(self, obj: Obj) -> None:
+        pass  # the status is kept, unlike for other kinds with a status subresource
 
     def default(self, obj: Obj) -> None:
         decode_quantities(self.spec, obj)

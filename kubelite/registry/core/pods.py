@@ -291,7 +291,11 @@ def _qos_class(spec: dict[str, Any]) -> str:
 
 
 class PodBindingStrategy(PodStrategy):
-    """pods/binding: kube's assignPod writes spec.nodeName without the pod update rules (which forbid it)."""
+    """pods/binding: kube's assignPod writes spec.nodeName without the pod update rules (which forbid it), and the
+    PodScheduled condition with it (so the status the binding wrote is kept)."""
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        pass
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return []
