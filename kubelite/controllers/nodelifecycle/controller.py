@@ -20,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.client import errors
 from kubelite.client.cache.handlers import ResourceEventHandlerFuncs
 from kubelite.client.cache.keys import meta_namespace_key
+from kubelite.client.cache.shared_informer import SharedIndexInformer
 from kubelite.client.cache.store import IndexConflictError
 from kubelite.client.cache.wait import wait_for_cache_sync
 from kubelite.client.component import ComponentClient
@@ -65,7 +67,7 @@ def pod_node_index(pod: Obj) -> list[str]:
     return [node] if isinstance(node, str) and node else []
 
 
-def add_node_name_index(informer: Any) -> None:
+def add_node_name_index(informer: SharedIndexInformer) -> None:
     """The pods informer's index by spec.nodeName (both controllers ask for it; the first adds it)."""
     try:
         informer.add_indexers({NODE_NAME_INDEX: pod_node_index})
@@ -129,7 +131,7 @@ class NodeLifecycleController:
             group.create_task(self._every(self.monitor_period, self.monitor), name=f"{NAME} monitor")
             group.create_task(self._every(NODE_EVICTION_PERIOD, self.taint_pass), name=f"{NAME} tainting")
 
-    async def _every(self, period: float, action: Any) -> None:
+    async def _every(self, period: float, action: Callable[[], Awaitable[None]]) -> None:
         await wait_for_cache_sync(self.controller.has_synced, clock=self.clock)
         while True:
             try:
