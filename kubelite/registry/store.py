@@ -30,6 +30,7 @@ from typing import Any
 from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause, StatusError
 from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, rfc3339
+from kubelite.apimachinery.selectors import EQUALS
 from kubelite.apimachinery.validation import (
     FieldError,
     go_quote,
@@ -188,6 +189,7 @@ class Store(DescribedBySpec):
             predicate=self.predicate(params),
             allow_bookmarks=params.allow_watch_bookmarks,
             send_initial_events=params.send_initial_events,
+            exact_fields=_exact_fields(params),
         )
         try:
             if self.cache is not None:
@@ -650,3 +652,15 @@ def _parse_match(match: str | None, rv: str | None) -> ResourceVersionMatch | No
             ],
         )
     return ResourceVersionMatch(match)
+
+
+def _exact_fields(params: ListParams) -> dict[str, str]:
+    """The field selector's `field=value` terms (the first for a field: every one must hold anyway)."""
+    fields = params.field_selector
+    if fields is None:
+        return {}
+    exact: dict[str, str] = {}
+    for req in fields.requirements:
+        if req.operator == EQUALS:
+            exact.setdefault(req.field, req.value)
+    return exact
