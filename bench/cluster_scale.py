@@ -111,21 +111,28 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--replicas", type=int, default=10000)
     parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--no-baseline", action="store_true", help="skip the API-server-alone baseline")
+    parser.add_argument("--profile", choices=("cprofile", "pyinstrument"), help="profile the cluster's server")
+    parser.add_argument("--profile-out", type=Path, help="where the profile goes (with --profile)")
     args = parser.parse_args()
     where = procs.placement()
     procs.pin_self(where)
     print(f"cluster scale: {args.nodes} nodes, a Deployment of {args.replicas} replicas; {where.describe()}")
     with tempfile.TemporaryDirectory() as tmp:
-        base_cmd = where.pin_server() + procs.kubelite_cmd(Path(tmp) / "base")
-        base = procs.Server("kubelite-api-only", base_cmd, Path(tmp) / "base.log").start()
-        try:
-            cpu0 = base.cpu()
-            base_seconds = asyncio.run(baseline_run(base.port, args.replicas))
-            base_cpu = base.cpu() - cpu0
-        finally:
-            base.stop()
+        base_seconds = base_cpu = float("nan")
+        if not args.no_baseline:
+            base_cmd = where.pin_server() + procs.kubelite_cmd(Path(tmp) / "base")
+            base = procs.Server("kubelite-api-only", base_cmd, Path(tmp) / "base.log").start()
+            try:
+                cpu0 = base.cpu()
+                base_seconds = asyncio.run(baseline_run(base.port, args.replicas))
+                base_cpu = base.cpu() - cpu0
+            finally:
+                base.stop()
         cluster_flags = (f"--nodes={args.nodes}",)
-        cmd = where.pin_server() + procs.kubelite_cmd(Path(tmp) / "cluster", cluster=cluster_flags)
+        cmd = where.pin_server() + procs.kubelite_cmd(
+            Path(tmp) / "cluster", args.profile, args.profile_out, cluster=cluster_flags
+        )
         server = procs.Server("kubelite-cluster", cmd, Path(tmp) / "cluster.log").start(timeout=args.timeout)
         try:
             cpu0 = server.cpu()
