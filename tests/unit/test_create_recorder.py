@@ -154,3 +154,58 @@ def test_large_objects_are_not_kept() -> None:
     recorder = CreateRecorder(manager_for(spec_of(big)))
     recorder.record(big, "m")
     assert len(recorder) == 0
+
+
+def event(name: str, message: str, count: int, *, reason: str = "Pulled", note: str = "") -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": name, "namespace": "shop"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": name.split(".")[0], "uid": name[::-1]},
+        "reason": reason,
+        "message": message,
+        "source": {"component": "kubelet", "host": "node-0"},
+        "firstTimestamp": "2026-01-02T03:04:05Z",
+        "lastTimestamp": "2026-01-02T03:04:05Z",
+        "count": count,
+        "type": "Normal",
+        "reportingComponent": note,
+    }
+
+
+def test_objects_that_differ_in_scalar_values_share_a_shape_and_a_result() -> None:
+    spec = spec_of(event("a.1", "m", 1))
+    recorder = CreateRecorder(manager_for(spec))
+    for obj in (event("a.1", "pulled a", 1), event("b.2", "pulled image b", 7, reason="Started")):
+        expected = manager_for(spec).update(None, copy.deepcopy(obj), "kubelet")
+        assert orjson.dumps(recorder.record(obj, "kubelet")) == orjson.dumps(expected)
+    assert len(recorder) == 1
+
+
+def test_a_zero_value_is_another_shape() -> None:
+    """omitempty fields holding their zero value are no fields: "" and 0 are not any string or number."""
+    spec = spec_of(event("a.1", "m", 1))
+    recorder = CreateRecorder(manager_for(spec))
+    for obj in (event("a.1", "m", 1), event("a.2", "m", 0), event("a.3", "", 1), event("a.4", "m", 1, note="k")):
+        expected = manager_for(spec).update(None, copy.deepcopy(obj), "kubelet")
+        assert orjson.dumps(recorder.record(obj, "kubelet")) == orjson.dumps(expected)
+    assert len(recorder) == 4
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), st.sampled_from(["", "x", "80"]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(first=st.lists(_scalars, min_size=4, max_size=4), second=st.lists(_scalars, min_size=4, max_size=4))
+def test_any_two_scalar_values_record_what_the_field_manager_records(first: list[Any], second: list[Any]) -> None:
+    """Values of every JSON type in struct fields, maps and IntOrString fields, one after the other."""
+    recorder = CreateRecorder(manager_for(spec_of(objects.pod("web", "shop"))))
+    for values in (first, second):
+        obj = objects.pod("web", "shop")
+        obj["metadata"]["annotations"] = {"a": values[0]}
+        obj["spec"]["activeDeadlineSeconds"] = values[1]
+        obj["spec"]["hostname"] = values[2]
+        obj["spec"]["strategy"] = {"rollingUpdate": {"maxSurge": values[3]}}
+        obj["spec"]["containers"][0]["tty"] = values[3]
+        expected = manager_for(spec_of(obj)).update(None, copy.deepcopy(obj), "m")
+        assert orjson.dumps(recorder.record(obj, "m")) == orjson.dumps(expected)

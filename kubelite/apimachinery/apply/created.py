@@ -4,21 +4,25 @@ A create by a non-apply write records one `Update` entry whose field set is ever
 those the field manager strips (name, namespace, uid, creation time and the like). Computing it walks the
 object twice against its schema (the set, then its FieldsV1), the largest single cost of a create. Objects
 created by the many come from templates (a ReplicaSet's pods, a Job's, the same manifest applied to many
-namespaces) and differ only in those stripped fields, so the entries are kept by the object as it is with the
-stripped fields' values left out, and only the entry's time is new.
+namespaces, a component's events) and differ only in values, so the entries are kept by the object's shape,
+and only the entry's time is new.
 
-The key is the whole object but those values, so two objects with one key have the same field set: the
-result is the field manager's, only faster. Objects that arrive with managedFields of their own take the
-field manager's path, as its result then depends on them.
+The shape is what the field set depends on: every key of every object, and below them, in place of a scalar,
+its type and whether it is its type's zero value (the field set looks at a scalar's type alone, but leaves out
+an omitempty field holding its zero value). Lists stay whole: the identity of their items is their values (a
+set's), their key fields' (a map-list's) or their position. So two objects of one shape have the same field
+set: the result is the field manager's, only faster. Objects that arrive with managedFields of their own take
+the field manager's path, as its result then depends on them.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 import orjson
 
-from kubelite.apimachinery.apply.fieldmanager import STRIPPED_METADATA, FieldManager
+from kubelite.apimachinery.apply.fieldmanager import FieldManager
 from kubelite.apimachinery.meta import Obj
 
 #: larger objects are rarely made by the many, and would make the kept shapes weigh
@@ -41,7 +45,7 @@ class CreateRecorder:
     def record(self, obj: Obj, manager: str) -> Obj:
         """`FieldManager.update(None, obj, manager)`: obj with its managedFields; returns obj."""
         shape = _shape(obj)
-        if shape is None or len(shape) > MAX_SHAPE_BYTES:
+        if shape is None:
             return self.field_manager.update(None, obj, manager)
         ident = (manager, shape)
         if ident in self._entries:
@@ -69,14 +73,37 @@ class CreateRecorder:
 
 
 def _shape(obj: Obj) -> bytes | None:
-    """The object as JSON with the values of the stripped metadata fields replaced by their types (a value of
-    the wrong type makes the field manager give up, so the type stays in the key); None when the object
-    carries managedFields or its metadata is not an object."""
+    """The object's shape as JSON (see the module docstring); None when the object carries managedFields, its
+    metadata is not an object, or it is larger than `MAX_SHAPE_BYTES` would let it be as JSON."""
     meta = obj.get("metadata")
     if type(meta) is not dict or "managedFields" in meta:
         return None
-    shaped = {key: type(value).__name__ if key in STRIPPED_METADATA else value for key, value in meta.items()}
+    weight = [0]
+    shaped = _skeleton(obj, weight)
     try:
-        return orjson.dumps({**obj, "metadata": shaped})
-    except TypeError:  # not JSON (integers beyond 64 bits from YAML): the field manager's path
+        shape = orjson.dumps(shaped)
+    except TypeError:  # not JSON (integers beyond 64 bits in a list, from YAML): the field manager's path
         return None
+    return shape if weight[0] + len(shape) <= MAX_SHAPE_BYTES else None
+
+
+#: what stands for a non-zero scalar of each type in a shape; zero values stand for themselves
+_MARKS = {str: "\x00str", int: "\x00int", float: "\x00float"}
+
+
+def _skeleton(value: dict[str, Any], weight: list[int]) -> dict[str, Any]:
+    """`value` with its scalars replaced by their marks, lists kept; `weight[0]` grows by the length of the
+    strings replaced (a lower bound of what they weigh as JSON)."""
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        kind = type(item)
+        if kind is dict:
+            out[key] = _skeleton(item, weight)
+        elif kind is str:
+            weight[0] += len(item)
+            out[key] = _MARKS[str] if item else item
+        elif kind is int or kind is float:
+            out[key] = _MARKS[kind] if item else item
+        else:  # lists, booleans, null, and what is no JSON (which orjson then refuses)
+            out[key] = item
+    return out
