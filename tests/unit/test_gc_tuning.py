@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kubelite.server.gc_tuning import FreezeAfterFullCollection, sweep
+from kubelite.server.gc_tuning import YOUNG_THRESHOLD, FreezeAfterFullCollection, sweep
 
 
 @pytest.fixture
@@ -47,3 +47,15 @@ def test_a_sweep_collects_cycles_that_died_after_being_frozen(frozen_clean: None
     sweep()
     assert alive() is None
     assert gc.get_freeze_count() > 0  # the survivors are frozen again
+
+
+def test_the_young_generation_is_collected_less_often_while_installed() -> None:
+    before = gc.get_threshold()
+    tuner = FreezeAfterFullCollection()
+    tuner.install()
+    try:
+        assert gc.get_threshold() == (max(before[0], YOUNG_THRESHOLD), before[1], before[2])
+        tuner.install()  # twice: still one set of thresholds to restore
+    finally:
+        tuner.uninstall()
+    assert gc.get_threshold() == before
