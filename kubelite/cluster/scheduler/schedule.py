@@ -188,7 +188,8 @@ class Scheduler:
         for plugin in self.scores:
             if plugin.pre_score(state, feasible) is SKIP:
                 continue
-            scores = [plugin.score(state, node) for node in feasible]
+            batch = getattr(plugin, "score_nodes", None)  # a plugin may score all nodes in one call
+            scores = batch(state, feasible) if batch is not None else [plugin.score(state, node) for node in feasible]
             plugin.normalize(state, scores)
             weight = plugin.weight
             for index, score in enumerate(scores):
