@@ -62,13 +62,20 @@ def pod_running(pod: Any) -> bool:
     return (pod.get("status") or {}).get("phase") == "Running"
 
 
-async def cluster_run(port: int, nodes: int, replicas: int, timeout: float) -> dict[str, float]:
+async def cluster_run(port: int, nodes: int, replicas: int, timeout: float, cpu: Any = None) -> dict[str, float]:
+    """Each phase's seconds, printed as it ends (with the server's CPU so far when `cpu` reads it), so a run cut
+    short by its timeout still says how far it got."""
     clients = ComponentClient("bench", Config(host=f"http://127.0.0.1:{port}", timeout=None))
     node_informer = clients.informers.for_resource(("", "v1", "nodes")).informer
     pod_informer = clients.informers.for_resource(("", "v1", "pods")).informer
     clients.start_informers()
+
+    def progress(what: str) -> None:
+        print(f"  ... {what}" + (f" (server CPU {cpu():.1f} s so far)" if cpu is not None else ""), flush=True)
+
     try:
         nodes_ready = await wait_count(node_informer, node_ready, nodes, timeout)
+        progress(f"{nodes} nodes Ready in {nodes_ready:.1f} s")
         deployment = {
             "apiVersion": "apps/v1",
             "kind": "Deployment",
@@ -77,7 +84,11 @@ async def cluster_run(port: int, nodes: int, replicas: int, timeout: float) -> d
                      "template": pod_template("scale")},
         }  # fmt: skip
         await clients.resource("apps", "v1", "deployments").namespace("default").create(deployment)
-        pods_running = await wait_count(pod_informer, pod_running, replicas, timeout)
+        try:
+            pods_running = await wait_count(pod_informer, pod_running, replicas, timeout)
+        except TimeoutError as exc:
+            progress(f"pods Running: {exc}")
+            raise
         return {"nodes_ready_s": nodes_ready, "pods_running_s": pods_running}
     finally:
         await clients.close()
@@ -129,6 +140,8 @@ def main() -> None:
                 base_cpu = base.cpu() - cpu0
             finally:
                 base.stop()
+            print(f"  ... baseline: {args.replicas} pod creates in {base_seconds:.1f} s, server CPU {base_cpu:.1f} s",
+                  flush=True)  # fmt: skip
         cluster_flags = (f"--nodes={args.nodes}",)
         cmd = where.pin_server() + procs.kubelite_cmd(
             Path(tmp) / "cluster", args.profile, args.profile_out, cluster=cluster_flags
@@ -136,7 +149,9 @@ def main() -> None:
         server = procs.Server("kubelite-cluster", cmd, Path(tmp) / "cluster.log").start(timeout=args.timeout)
         try:
             cpu0 = server.cpu()
-            phases = asyncio.run(cluster_run(server.port, args.nodes, args.replicas, args.timeout))
+            phases = asyncio.run(
+                cluster_run(server.port, args.nodes, args.replicas, args.timeout, lambda: server.cpu() - cpu0)
+            )
             cpu = server.cpu() - cpu0
             rss = server.rss()
         finally:
