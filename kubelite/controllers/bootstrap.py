@@ -1,10 +1,14 @@
 """What kube-apiserver creates for itself at start: the system namespaces and the `kubernetes` Service
-with its Endpoints pointing at the secure port (kube's bootstrap controller)."""
+with its Endpoints pointing at the secure port (kube's bootstrap controller); and, where the simulated
+provisioner runs, the default StorageClass `standard`, as kind ships one with its cluster."""
 
 from __future__ import annotations
 
+import copy
+
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.controllers.volume.names import ANN_DEFAULT_CLASS, DEFAULT_CLASS_NAME, PROVISIONER
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import WriteParams
 from kubelite.registry.store import Store
@@ -40,7 +44,25 @@ async def ensure_exists(store: Store, namespace: str, obj: Obj) -> None:
                 raise
 
 
-async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: str, secure_port: int) -> None:
+#: kind's `standard` class, on kubelite's provisioner. Immediate binding, not kind's WaitForFirstConsumer:
+#: kubelite's scheduler has no volume plugin, so it never writes the selected-node annotation such a class
+#: waits for.
+DEFAULT_STORAGE_CLASS: Obj = {
+    "metadata": {"name": DEFAULT_CLASS_NAME, "annotations": {ANN_DEFAULT_CLASS: "true"}},
+    "provisioner": PROVISIONER,
+    "reclaimPolicy": "Delete",
+    "volumeBindingMode": "Immediate",
+}
+
+
+async def bootstrap(
+    registry: Registry,
+    *,
+    service_ip: str,
+    advertise_address: str,
+    secure_port: int,
+    default_storage_class: bool = False,
+) -> None:
     for name in SYSTEM_NAMESPACES:
         await ensure_exists(registry.store("", "namespaces"), "", {"metadata": {"name": name}})
     for name, value, description in SYSTEM_PRIORITY_CLASSES:
@@ -53,6 +75,10 @@ async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: s
                 "description": description,
             },
         )
+    if default_storage_class:
+        # created only if absent: a class the user changed or replaced is theirs
+        classes = registry.store("storage.k8s.io", "storageclasses")
+        await ensure_exists(classes, "", copy.deepcopy(DEFAULT_STORAGE_CLASS))
     labels = {"component": "apiserver", "provider": "kubernetes"}
     await ensure_exists(
         registry.store("", "services"),

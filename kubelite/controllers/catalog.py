@@ -49,9 +49,15 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: kubelite's simulated provisioner; the default StorageClass exists only where it runs
+PROVISIONER_CONTROLLER = "volume-provisioner-controller"
+
+
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.disruption.controller import DisruptionController
+    from kubelite.controllers.volume.binder_controller import PersistentVolumeBinder
+    from kubelite.controllers.volume.provisioner_controller import VolumeProvisioner
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
     from kubelite.controllers.workloads.replicaset_controller import (
         build_replica_set_controller,
@@ -65,6 +71,11 @@ def api_controllers() -> list[ControllerDescriptor]:
             "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
         ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
+        ControllerDescriptor(
+            "persistentvolume-binder-controller", ("persistentvolume-binder",), PersistentVolumeBinder
+        ),
+        # kubelite's: the provisioner of the default StorageClass (an external one on a real cluster)
+        ControllerDescriptor(PROVISIONER_CONTROLLER, ("volume-provisioner",), VolumeProvisioner),
     ]
 
 
