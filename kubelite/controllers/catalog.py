@@ -54,8 +54,15 @@ PROVISIONER_CONTROLLER = "volume-provisioner-controller"
 
 
 def api_controllers() -> list[ControllerDescriptor]:
-    """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
+    """The controllers that run as `system:kube-controller-manager` over HTTP, in kube's start order."""
+    from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
+    from kubelite.controllers.daemonset import controller as daemonset
     from kubelite.controllers.disruption.controller import DisruptionController
+    from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
+    from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
+    from kubelite.controllers.nodelifecycle.controller import NodeLifecycleController
+    from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
+    from kubelite.controllers.statefulset import controller as statefulset
     from kubelite.controllers.volume.binder_controller import PersistentVolumeBinder
     from kubelite.controllers.volume.provisioner_controller import VolumeProvisioner
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
@@ -65,17 +72,28 @@ def api_controllers() -> list[ControllerDescriptor]:
     )
 
     return [
-        ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
-        ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
+        ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
+        ControllerDescriptor("endpointslice-controller", ("endpointslice",), EndpointSliceController),
         ControllerDescriptor(
             "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
         ),
+        ControllerDescriptor("daemonset-controller", ("daemonset",), daemonset.build),
+        ControllerDescriptor("job-controller", ("job",), job_controller.build),
+        ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
+        ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
+        ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
+        ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),
+        ControllerDescriptor("node-lifecycle-controller", ("nodelifecycle",), NodeLifecycleController),
+        ControllerDescriptor("taint-eviction-controller", (), TaintEvictionController),
         ControllerDescriptor(
             "persistentvolume-binder-controller", ("persistentvolume-binder",), PersistentVolumeBinder
         ),
         # kubelite's: the provisioner of the default StorageClass (an external one on a real cluster)
         ControllerDescriptor(PROVISIONER_CONTROLLER, ("volume-provisioner",), VolumeProvisioner),
+        ControllerDescriptor(
+            "ttl-after-finished-controller", ("ttl-after-finished",), ttl_after_finished_controller.build
+        ),
     ]
 
 
