@@ -1,13 +1,14 @@
 """PersistentVolumes on a whole simulated cluster, through kubectl and raw HTTP: the default StorageClass,
 a claim provisioned and bound by the binder and kubelite's provisioner (and its volume deleted with it), a
-hand-made volume bound to a claim that fits and Released when the claim goes, pre-binding by volumeName, and
-the binder's events for claims it cannot serve."""
+hand-made volume bound to a claim that fits and Released when the claim goes, pre-binding by volumeName and
+selectors, the binder's events for claims it cannot serve, and a StatefulSet's volumeClaimTemplates."""
 
 from __future__ import annotations
 
 import re
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -80,8 +81,9 @@ def _events(proc: KubeliteProcess, kind: str, name: str) -> list[tuple[str, str,
     return [(e["type"], e["reason"], e["source"].get("component", ""), e["message"]) for e in items]
 
 
-def _running(pod: Any) -> bool:
-    return bool(pod["status"].get("phase") == "Running")
+def _pod_running(proc: KubeliteProcess, name: str) -> bool:
+    pod = _get(proc, f"/api/v1/namespaces/{NS}/pods/{name}")
+    return bool(pod and pod["status"].get("phase") == "Running")
 
 
 def _table(proc: KubeliteProcess, *args: str) -> list[list[str]]:
@@ -166,7 +168,7 @@ def test_claim_is_provisioned_bound_used_and_deleted_with_its_volume(cluster: Ku
         },
     }
     _create(cluster, f"/api/v1/namespaces/{NS}/pods", pod)
-    _wait(lambda: (p := _get(cluster, f"/api/v1/namespaces/{NS}/pods/uses-data")) and _running(p), "pod Running")
+    _wait(partial(_pod_running, cluster, "uses-data"), "pod Running")
     cluster.kubectl("delete", "pod", "uses-data", "--wait=true")
     deleted = cluster.kubectl("delete", "pvc", "data").stdout
     assert deleted == 'persistentvolumeclaim "data" deleted from default namespace\n'
@@ -289,3 +291,42 @@ def test_the_default_class_is_absent_without_the_provisioner(tmp_path: Path) -> 
         assert "storageClassName" not in created["spec"]
     finally:
         proc.stop()
+
+
+def test_a_stateful_sets_claims_are_provisioned_and_bound(cluster: KubeliteProcess) -> None:
+    manifest = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "web"},
+        "spec": {
+            "serviceName": "web",
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {
+                    "containers": [
+                        {"name": "app", "image": "nginx:1.27", "volumeMounts": [{"name": "www", "mountPath": "/www"}]}
+                    ]
+                },
+            },
+            "volumeClaimTemplates": [
+                {
+                    "metadata": {"name": "www"},
+                    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+                }
+            ],
+        },
+    }
+    _create(cluster, f"/apis/apps/v1/namespaces/{NS}/statefulsets", manifest)
+    for name in ("web-0", "web-1"):
+        claim = _wait(partial(_bound, cluster, f"www-{name}"), f"claim www-{name} Bound")
+        assert claim["spec"]["storageClassName"] == "standard"
+        assert claim["spec"]["volumeName"] == f"pvc-{claim['metadata']['uid']}"
+        assert claim["metadata"]["labels"] == {"app": "web"}
+        _wait(partial(_pod_running, cluster, name), f"pod {name} Running")
+    rows = _table(cluster, "pvc", "-l", "app=web")
+    assert [row[:6] for row in rows[1:]] == [
+        [f"www-web-{o}", "Bound", _claim(cluster, f"www-web-{o}")["spec"]["volumeName"], "1Gi", "RWO", "standard"]
+        for o in (0, 1)
+    ]
