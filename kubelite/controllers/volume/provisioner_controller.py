@@ -13,7 +13,7 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.keys import meta_namespace_key, split_meta_namespace_key
 from kubelite.client.component import ComponentClient
 from kubelite.client.controller import Controller
-from kubelite.client.errors import AlreadyExists, NotFound
+from kubelite.client.errors import AlreadyExists, ApiError, NotFound
 from kubelite.controllers.volume.binder_controller import CLAIMS, CLASSES, VOLUMES
 from kubelite.controllers.volume.names import ANN_PROVISIONED_BY, PROVISIONER, annotations_of, claim_class
 from kubelite.controllers.volume.provisioner import (
@@ -80,6 +80,10 @@ class VolumeProvisioner:
             await self.volume_api.create(volume)
         except AlreadyExists:
             return
+        except ApiError as exc:
+            message = f'failed to provision volume with StorageClass "{claim_class(claim)}": {exc}'
+            self.recorder.event(claim, "Warning", "ProvisioningFailed", message)
+            raise
         self.recorder.event(claim, "Normal", "ProvisioningSucceeded", succeeded_message(claim))
 
     async def _delete(self, name: str) -> None:
