@@ -18,6 +18,7 @@ from aiohttp.web_protocol import RequestHandler
 from kubelite.admission import AdmissionChain
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kubelite.admission.plugins.priority import PriorityAdmission
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
@@ -180,6 +181,7 @@ class APIServer:
     def _director(self, registry: Registry) -> Director:
         namespaces = registry.store("", "namespaces")
         accounts = registry.store("", "serviceaccounts")
+        priority_classes = registry.store("scheduling.k8s.io", "priorityclasses")
 
         async def get_namespace(name: str) -> Obj | None:
             return await _cached_or_stored(namespaces, "", name)
@@ -187,11 +189,15 @@ class APIServer:
         async def get_service_account(namespace: str, name: str) -> Obj | None:
             return await _cached_or_stored(accounts, namespace, name)
 
+        async def get_priority_class(name: str) -> Obj | None:
+            return await _cached_or_stored(priority_classes, "", name)
+
         lifecycle = NamespaceLifecycle(get_namespace)
+        priority = PriorityAdmission(get_priority_class, priority_classes.peek_all)
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
-            mutating=[ServiceAccountAdmission(get_service_account), DefaultTolerationSeconds()],
-            validating=[lifecycle],
+            mutating=[ServiceAccountAdmission(get_service_account), priority, DefaultTolerationSeconds()],
+            validating=[lifecycle, priority],
         )
         routes = ResourceRoutes()
         options = ScopeOptions(
