@@ -11,24 +11,10 @@ from kubelite.apimachinery.meta import Obj
 from kubelite.controllers.volume.names import ANN_DEFAULT_CLASS, DEFAULT_CLASS_NAME, PROVISIONER
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import WriteParams
+from kubelite.registry.scheduling.priorityclasses import SYSTEM_PRIORITY_CLASSES
 from kubelite.registry.store import Store
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-
-#: the priority classes kube-apiserver creates for system-critical pods
-SYSTEM_PRIORITY_CLASSES = (
-    (
-        "system-node-critical",
-        2000001000,
-        "Used for system critical pods that must not be moved from their current node.",
-    ),
-    (
-        "system-cluster-critical",
-        2000000000,
-        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
-    ),
-)
-
 
 async def ensure_exists(store: Store, namespace: str, obj: Obj) -> None:
     """Create `obj` unless an object of its name exists; losing a race to create it (409) is fine."""

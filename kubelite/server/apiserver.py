@@ -19,6 +19,7 @@ from kubelite.admission import AdmissionChain
 from kubelite.admission.plugins.default_storage_class import DefaultStorageClass
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kubelite.admission.plugins.priority import PriorityAdmission
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
@@ -190,6 +191,7 @@ class APIServer:
     def _director(self, registry: Registry) -> Director:
         namespaces = registry.store("", "namespaces")
         accounts = registry.store("", "serviceaccounts")
+        priority_classes = registry.store("scheduling.k8s.io", "priorityclasses")
         storage_classes = registry.store("storage.k8s.io", "storageclasses")
 
         async def get_namespace(name: str) -> Obj | None:
@@ -198,19 +200,24 @@ class APIServer:
         async def get_service_account(namespace: str, name: str) -> Obj | None:
             return await _cached_or_stored(accounts, namespace, name)
 
+        async def get_priority_class(name: str) -> Obj | None:
+            return await _cached_or_stored(priority_classes, "", name)
+
         async def list_storage_classes() -> list[Obj]:
             listed = await storage_classes.list("", ListParams(resource_version="0"))
             return list(listed.get("items") or [])
 
         lifecycle = NamespaceLifecycle(get_namespace)
+        priority = PriorityAdmission(get_priority_class, priority_classes.peek_all)
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
             mutating=[
                 ServiceAccountAdmission(get_service_account),
+                priority,
                 DefaultTolerationSeconds(),
                 DefaultStorageClass(list_storage_classes),
             ],
-            validating=[lifecycle],
+            validating=[lifecycle, priority],
         )
         routes = ResourceRoutes()
         options = ScopeOptions(
