@@ -52,6 +52,7 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.disruption.controller import DisruptionController
+    from kubelite.controllers.podautoscaler.controller import build_horizontal_pod_autoscaler_controller
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
     from kubelite.controllers.workloads.replicaset_controller import (
         build_replica_set_controller,
@@ -65,6 +66,11 @@ def api_controllers() -> list[ControllerDescriptor]:
             "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
         ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
+        ControllerDescriptor(
+            "horizontal-pod-autoscaler-controller",
+            ("horizontalpodautoscaling",),
+            build_horizontal_pod_autoscaler_controller,
+        ),
     ]
 
 
