@@ -5,8 +5,9 @@ kubelite's kubelets are simulated and their usage is a rule on the pod (an annot
 computed on each request from the stored pods: no scrape loop, no state, and nothing on any other path. The
 rule comes from the simulation (`usage`), which the server hands in, so this layer does not import the cluster.
 
-As metrics-server does: a pod with no running container has no sample (404 on get, left out of a list); a
-list's label selector selects the pods or nodes; a node's usage is the sum of the running pods bound to it.
+As metrics-server does: a pod with no running container has no sample (a get answers 404
+`podmetrics.metrics.k8s.io "<namespace>/<name>" not found`, a list leaves it out); a list's label selector
+selects the pods or nodes; a node's usage is the sum of the running pods bound to it.
 """
 
 from __future__ import annotations
@@ -80,7 +81,17 @@ def _metadata(obj: Obj, now: datetime) -> Obj:
 
 
 def _not_found(resource: str, name: str) -> StatusError:
+    """metrics-server's answer for an object it has no sample of, whether the object exists or not."""
     return not_found(GroupResource(GROUP, resource), name)
+
+
+async def _get_or_none(reader: _Reader, namespace: str, name: str) -> Obj | None:
+    try:
+        return await reader.get(namespace, name, shared=True)
+    except StatusError as exc:
+        if exc.code == 404:
+            return None
+        raise
 
 
 class PodMetricsStorage:
@@ -103,10 +114,10 @@ class PodMetricsStorage:
         }
 
     async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
-        pod = await self._pods.get(namespace, name, shared=True)
-        found = self._metrics(pod, self._clock.now())
+        pod = await _get_or_none(self._pods, namespace, name)
+        found = None if pod is None else self._metrics(pod, self._clock.now())
         if found is None:
-            raise _not_found("pods", f"{namespace}/{name}")
+            raise _not_found("podmetrics", f"{namespace}/{name}")
         return found
 
     async def list(self, namespace: str, params: ListParams) -> Obj:
@@ -150,10 +161,10 @@ class NodeMetricsStorage:
         }
 
     async def get(self, namespace: str, name: str, *, shared: bool = False) -> Obj:
-        node = await self._nodes.get("", name, shared=True)
-        found = self._metrics(node, await self._usage_by_node(), self._clock.now())
+        node = await _get_or_none(self._nodes, "", name)
+        found = None if node is None else self._metrics(node, await self._usage_by_node(), self._clock.now())
         if found is None:
-            raise _not_found("nodes", name)
+            raise _not_found("nodemetrics", name)
         return found
 
     async def list(self, namespace: str, params: ListParams) -> Obj:
