@@ -81,12 +81,16 @@ def _finalizing(meta: Obj) -> bool:
 
 
 class GarbageCollector:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         #: by (group, kind): an owner reference may name any served version of its kind
         self._by_kind: dict[tuple[str, str], _Resource] = {}
         self._nodes: dict[str, _Node] = {}
         self._dependents: dict[str, set[str]] = {}
-        self.controller = Controller("garbagecollector", self.reconcile, workers=WORKERS, max_retries=None, clock=clock)
+        self.controller = Controller(
+            "garbagecollector", self.reconcile, workers=WORKERS, max_retries=None, clock=clock
+        )
         self._registrations: dict[tuple[str, str], ResourceEventHandlerRegistration] = {}
         #: kinds whose resource stopped being served: an owner of such a kind is gone
         self._removed_kinds: set[tuple[str, str]] = set()

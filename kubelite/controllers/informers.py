@@ -124,8 +124,12 @@ class StoreListerWatcher:
         self._store = store
         self.namespace = namespace
         # parsed once: a bad selector is the caller's mistake, reported at construction
-        self.label_selector: LabelSelector | None = parse_label_selector(label_selector) if label_selector else None
-        self.field_selector: FieldSelector | None = parse_field_selector(field_selector) if field_selector else None
+        self.label_selector: LabelSelector | None = (
+            parse_label_selector(label_selector) if label_selector else None
+        )
+        self.field_selector: FieldSelector | None = (
+            parse_field_selector(field_selector) if field_selector else None
+        )
 
     @property
     def store(self) -> Store:

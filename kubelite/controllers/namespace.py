@@ -28,7 +28,9 @@ MAX_PASSES = 600
 
 
 class NamespaceController:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         self.registry = registry
         namespaces = informers.for_resource("", "namespaces")
         self.namespaces: Lister = namespaces.lister

@@ -38,7 +38,9 @@ def is_terminating(pod: Any) -> bool:
 
 
 class PodTerminationController:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         self.store = registry.store("", "pods")
         pods = informers.for_resource("", "pods")
         self.pods: Indexer = pods.informer.indexer

@@ -41,7 +41,9 @@ def namespace_name(obj: Any) -> list[str]:
 
 
 class ServiceAccountsController:
-    def __init__(self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self, registry: Registry, informers: RegistryInformerFactory, *, clock: Clock | None = None
+    ) -> None:
         self.store = registry.store("", "serviceaccounts")
         namespaces = informers.for_resource("", "namespaces")
         accounts = informers.for_resource("", "serviceaccounts")

@@ -28,7 +28,6 @@ from kubelite.controllers.workloads.controller_utils import is_pod_ready, owner_
 #: how long an eviction's entry in disruptedPods counts before its pod is assumed not deleted after all
 DELETION_TIMEOUT = timedelta(minutes=2)
 
-
 class BudgetError(Exception):
     """The status cannot be computed; str() is the SyncFailed condition's message."""
 

@@ -65,7 +65,9 @@ class DisruptionController:
     def _budgets_of(self, pod: Any) -> list[str]:
         meta = pod.get("metadata") or {}
         namespace, labels = meta.get("namespace", ""), meta.get("labels") or {}
-        return [meta_namespace_key(pdb) for pdb in self.pdbs.lister.namespace(namespace).list() if selects(pdb, labels)]
+        return [
+            meta_namespace_key(pdb) for pdb in self.pdbs.lister.namespace(namespace).list() if selects(pdb, labels)
+        ]
 
     def _scale_of(self, pods: list[Obj]) -> dict[str, int | None]:
         scales: dict[str, int | None] = {}
