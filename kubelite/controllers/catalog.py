@@ -62,6 +62,7 @@ def api_controllers() -> list[ControllerDescriptor]:
     from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
     from kubelite.controllers.nodelifecycle.controller import NodeLifecycleController
     from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
+    from kubelite.controllers.podautoscaler.controller import build_horizontal_pod_autoscaler_controller
     from kubelite.controllers.statefulset import controller as statefulset
     from kubelite.controllers.volume.binder_controller import PersistentVolumeBinder
     from kubelite.controllers.volume.provisioner_controller import VolumeProvisioner
@@ -81,6 +82,11 @@ def api_controllers() -> list[ControllerDescriptor]:
         ControllerDescriptor("job-controller", ("job",), job_controller.build),
         ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
         ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
+        ControllerDescriptor(
+            "horizontal-pod-autoscaler-controller",
+            ("horizontalpodautoscaling",),
+            build_horizontal_pod_autoscaler_controller,
+        ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
         ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),

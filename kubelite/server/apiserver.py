@@ -51,6 +51,7 @@ from kubelite.server.connection import ConnectionServer
 from kubelite.server.director import Director
 from kubelite.server.healthz import HealthChecks
 from kubelite.server.listener import ListenerSite, listen
+from kubelite.server.metrics_api import install_metrics_api
 from kubelite.server.nonresource import DiscoveryHandlers, OpenAPIHandlers
 from kubelite.storage.cacher.bookmarks import send_bookmarks_every
 from kubelite.storage.sqlite import SQLiteStorage
@@ -236,6 +237,8 @@ class APIServer:
             else:
                 handler = HandlerStorage(spec, ("POST",), computed.get(key) or review)
                 routes.install(spec, handler, {}, options, scope_store=registry.store("", "pods"))
+        if self.config.cluster.nodes > 0:
+            install_metrics_api(routes, registry, options)
         self.openapi = OpenAPIBuilder(BUILTIN_RESOURCES)
         self.extensions.install(routes, options, self.openapi)
         address = self._advertised
