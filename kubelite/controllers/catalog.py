@@ -49,6 +49,10 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: kubelite's simulated provisioner; the default StorageClass exists only where it runs
+PROVISIONER_CONTROLLER = "volume-provisioner-controller"
+
+
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in kube's start order."""
     from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
@@ -58,7 +62,10 @@ def api_controllers() -> list[ControllerDescriptor]:
     from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
     from kubelite.controllers.nodelifecycle.controller import NodeLifecycleController
     from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
+    from kubelite.controllers.podautoscaler.controller import build_horizontal_pod_autoscaler_controller
     from kubelite.controllers.statefulset import controller as statefulset
+    from kubelite.controllers.volume.binder_controller import PersistentVolumeBinder
+    from kubelite.controllers.volume.provisioner_controller import VolumeProvisioner
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
     from kubelite.controllers.workloads.replicaset_controller import (
         build_replica_set_controller,
@@ -75,11 +82,21 @@ def api_controllers() -> list[ControllerDescriptor]:
         ControllerDescriptor("job-controller", ("job",), job_controller.build),
         ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
         ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
+        ControllerDescriptor(
+            "horizontal-pod-autoscaler-controller",
+            ("horizontalpodautoscaling",),
+            build_horizontal_pod_autoscaler_controller,
+        ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
         ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),
         ControllerDescriptor("node-lifecycle-controller", ("nodelifecycle",), NodeLifecycleController),
         ControllerDescriptor("taint-eviction-controller", (), TaintEvictionController),
+        ControllerDescriptor(
+            "persistentvolume-binder-controller", ("persistentvolume-binder",), PersistentVolumeBinder
+        ),
+        # kubelite's: the provisioner of the default StorageClass (an external one on a real cluster)
+        ControllerDescriptor(PROVISIONER_CONTROLLER, ("volume-provisioner",), VolumeProvisioner),
         ControllerDescriptor(
             "ttl-after-finished-controller", ("ttl-after-finished",), ttl_after_finished_controller.build
         ),

@@ -386,7 +386,8 @@ def test_job_owned_pod_completes(cluster: KubeliteProcess) -> None:
     if "job-controller" in known_names()[0]:
         # the Job controller makes the pod; this test schedules it
         pods = _wait(
-            lambda: (_get(cluster, "/api/v1/namespaces/default/pods?labelSelector=job-name%3Donce") or {}).get("items"),
+            lambda: (_get(cluster, "/api/v1/namespaces/default/pods?labelSelector=job-name%3Donce") or {}).get("items")
+            or None,
             "the Job's pod",
         )
         name = pods[0]["metadata"]["name"]

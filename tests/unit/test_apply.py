@@ -964,11 +964,13 @@ def test_applying_3000_containers_over_3000_others_takes_linear_time() -> None:
         }
 
     manager = deploy_manager()
-    started = time.perf_counter()
+    # CPU time, not wall time: the bound is on the work done, which other processes on a loaded machine
+    # do not change
+    started = time.process_time()
     live = manager.apply(None, deployment(range(3000), "a"), "first")
     live = manager.apply(live, deployment(range(1500, 4500), "b"), "second", force=True)
     live = manager.apply(live, deployment(range(0), "a"), "first")  # first gives up all it owned
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     containers = live["spec"]["template"]["spec"]["containers"]
     # first's items that second never applied are gone; the shared ones are second's now
     assert containers == [{"name": f"c{i}", "image": "b"} for i in range(1500, 4500)]

@@ -16,10 +16,18 @@ A test chooses other behaviour with annotations on the pod (they apply to every 
 | `sim.kubelite.io/crash-loop` | `true` | each run ends after run-time (default 1 s) with exit code (default 1) |
 | `sim.kubelite.io/readiness-fail` | `true` | the readiness probe never passes: running, never ready |
 | `sim.kubelite.io/ignore-sigterm` | `true` | once deleted, run on until the grace period ends; killed (137) |
+| `sim.kubelite.io/cpu-usage` | a quantity (`250m`) | the CPU each running container uses (default `1m`) |
+| `sim.kubelite.io/memory-usage` | a quantity (`64Mi`) | the memory each running container uses (default `1Mi`) |
 
 A duration is Go's form (`1s`, `1.5s`, `500ms`, `2m`, `1m30s`) or a bare number of seconds. A value that does not
 parse is ignored (the default applies), as a kubelet cannot refuse a pod for an annotation. What happens after a
 run ends follows the pod's restartPolicy (`container_runs`), with the kubelet's crash-loop back-off.
+
+Usage is what the resource metrics API (`metrics.k8s.io`, metrics-server's) reports and the HorizontalPodAutoscaler
+reads: a constant rate per running container, so a test drives an autoscaler by annotating pods (or a template).
+The default is a small figure, an idle process's, rather than zero: `kubectl top` prints what an idle cluster
+prints, and an idle workload sits far below any utilization target, as a real one does. A quantity that does
+not parse, or is negative, leaves the default.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from kubelite.apimachinery.meta import Obj
+from kubelite.apimachinery.quantity import QuantityError, parse_quantity
 
 PREFIX = "sim.kubelite.io/"
 RUN_TIME = PREFIX + "run-time"
@@ -37,6 +46,12 @@ READY_AFTER = PREFIX + "ready-after"
 CRASH_LOOP = PREFIX + "crash-loop"
 READINESS_FAIL = PREFIX + "readiness-fail"
 IGNORE_SIGTERM = PREFIX + "ignore-sigterm"
+CPU_USAGE = PREFIX + "cpu-usage"
+MEMORY_USAGE = PREFIX + "memory-usage"
+
+#: an idle container's usage: 1 millicore (in nanocores) and 1 MiB
+DEFAULT_CPU_NANOCORES = 1_000_000
+DEFAULT_MEMORY_BYTES = 1 << 20
 
 CRASH_LOOP_RUN_TIME = timedelta(seconds=1)
 CRASH_LOOP_EXIT_CODE = 1
@@ -120,3 +135,36 @@ def behaviour_of(pod: Obj, timing: SimulationTiming = DEFAULT_TIMING) -> Contain
         never_ready=_flag(annotations.get(READINESS_FAIL)),
         ignore_sigterm=_flag(annotations.get(IGNORE_SIGTERM)),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerUsage:
+    """What one running container uses: CPU in nanocores, memory in bytes."""
+
+    name: str
+    cpu_nanocores: int
+    memory_bytes: int
+
+
+def _usage_quantity(text: str | None, scale: int, default: int) -> int:
+    if text is None:
+        return default
+    try:
+        quantity = parse_quantity(text.strip())
+    except (QuantityError, ValueError):
+        return default
+    return quantity.scaled_value(scale) if quantity.sign() >= 0 else default
+
+
+def container_usage(pod: Obj) -> list[ContainerUsage]:
+    """The usage of each regular container of `pod` that runs now (its status says so), in status order;
+    empty for a pod with none running (metrics-server has no sample of it)."""
+    annotations = (pod.get("metadata") or {}).get("annotations") or {}
+    cpu = _usage_quantity(annotations.get(CPU_USAGE), -9, DEFAULT_CPU_NANOCORES)
+    memory = _usage_quantity(annotations.get(MEMORY_USAGE), 0, DEFAULT_MEMORY_BYTES)
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    return [
+        ContainerUsage(str(status.get("name", "")), cpu, memory)
+        for status in statuses
+        if "running" in (status.get("state") or {})
+    ]

@@ -1,0 +1,1 @@
+"""The HorizontalPodAutoscaler controller (kube's pkg/controller/podautoscaler)."""
