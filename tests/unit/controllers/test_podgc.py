@@ -142,7 +142,7 @@ class FakeLister:
 
 
 class FakeApi:
-    def __init__(self, calls: list[tuple[Any, ...]], existing: set[str] = set()) -> None:  # noqa: B006
+    def __init__(self, calls: list[tuple[Any, ...]], existing: frozenset[str] = frozenset()) -> None:  # noqa: B006
         self.calls = calls
         self.existing = existing
         self.ns: str | None = None
@@ -168,8 +168,8 @@ class FakeApi:
 
 
 def sweeper(
-    pods: list[dict[str, Any]], nodes: list[dict[str, Any]], clock: FakeClock, existing: set[str] = set()
-) -> tuple[PodGCController, list[tuple[Any, ...]]]:  # noqa: B006
+    pods: list[dict[str, Any]], nodes: list[dict[str, Any]], clock: FakeClock, existing: frozenset[str] = frozenset()
+) -> tuple[PodGCController, list[tuple[Any, ...]]]:
     gc = PodGCController.__new__(PodGCController)
     calls: list[tuple[Any, ...]] = []
     gc.clock = clock
@@ -186,7 +186,7 @@ def sweeper(
 def test_pods_of_a_vanished_node_go_only_after_the_quarantine_and_a_fresh_get() -> None:
     clock = FakeClock()
     pods = [pod("orphan", node="gone"), pod("late", node="late-node"), pod("fine", node="n1")]
-    gc, calls = sweeper(pods, [node("n1")], clock, existing={"late-node"})
+    gc, calls = sweeper(pods, [node("n1")], clock, existing=frozenset({"late-node"}))
     asyncio.run(gc.sweep())
     assert calls == []
     clock.step(20)
