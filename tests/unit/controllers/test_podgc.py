@@ -142,7 +142,7 @@ class FakeLister:
 
 
 class FakeApi:
-    def __init__(self, calls: list[tuple[Any, ...]], existing: frozenset[str] = frozenset()) -> None:  # noqa: B006
+    def __init__(self, calls: list[tuple[Any, ...]], existing: frozenset[str] = frozenset()) -> None:
         self.calls = calls
         self.existing = existing
         self.ns: str | None = None
