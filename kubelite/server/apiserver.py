@@ -16,6 +16,7 @@ from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from kubelite.admission import AdmissionChain
+from kubelite.admission.plugins.csr_requestor import CSRRequestor
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
@@ -190,7 +191,7 @@ class APIServer:
         lifecycle = NamespaceLifecycle(get_namespace)
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
-            mutating=[ServiceAccountAdmission(get_service_account), DefaultTolerationSeconds()],
+            mutating=[CSRRequestor(), ServiceAccountAdmission(get_service_account), DefaultTolerationSeconds()],
             validating=[lifecycle],
         )
         routes = ResourceRoutes()
