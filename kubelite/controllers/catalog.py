@@ -46,6 +46,8 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
     # kubelite's: finishes graceful deletion of pods no kubelet of kubelite runs (their grace period ends)
     "pod-termination-controller": ("podtermination",),
     "garbage-collector-controller": ("garbagecollector",),
+    # signs with the cluster CA's key, which stays in the API server's process
+    "csrsigning-controller": ("csrsigning",),
 }
 
 

@@ -29,6 +29,7 @@ from kubelite.auth.authn.x509 import X509Authenticator
 from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
+from kubelite.controllers.certificates.signer import CertificateAuthority
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import build_controllers, run_controllers
@@ -141,7 +142,10 @@ class APIServer:
         # One informer per resource, shared by every controller (kube-controller-manager's informer factory).
         informers = RegistryInformerFactory(registry)
         selection = cfg.cluster.controller_selection()
-        loops = build_controllers(registry, informers, root_ca=pki.ca_cert.read_text(), selection=selection)
+        signing_ca = CertificateAuthority.from_pem(pki.ca_cert.read_bytes(), pki.ca_key.read_bytes())
+        loops = build_controllers(
+            registry, informers, root_ca=pki.ca_cert.read_text(), selection=selection, signing_ca=signing_ca
+        )
         loops += self.extensions.controllers(informers)
         # the garbage collector follows the custom resources served from now on, as kube's rediscovers them
         self.extensions.follow_resources(*(loop for loop in loops if isinstance(loop, GarbageCollector)))
