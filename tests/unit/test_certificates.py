@@ -16,13 +16,12 @@ from kubelite.controllers.certificates import signer
 from kubelite.registry.catalog import BUILTIN_RESOURCES
 from kubelite.registry.certificates import csr_validation
 from kubelite.registry.certificates.certificatesigningrequests import (
-    CSR_TABLE,
     CSRApprovalStrategy,
     CSRStatusStrategy,
     CSRStrategy,
-    condition_summary,
     stamp_requestor,
 )
+from kubelite.registry.tables.certificates import CSR_TABLE, condition_summary
 from kubelite.util.clock import FakeClock
 
 SPEC = next(s for s in BUILTIN_RESOURCES if s.resource == "certificatesigningrequests")
