@@ -238,3 +238,16 @@ def test_a_kubelet_serving_certificate_is_signed_for_its_node(cluster: KubeliteP
     # no expirationSeconds: the signer's one year, less the backdate
     assert cert.not_valid_after_utc - cert.not_valid_before_utc == dt.timedelta(days=365)
     assert cluster.kubectl("get", "csr", "serving").stdout.splitlines()[1].split()[-2] == "<none>"
+
+
+def test_kubectl_create_stamps_the_kubeconfig_user(cluster: KubeliteProcess) -> None:
+    _, request = key_and_request("from-kubectl")
+    manifest = json.dumps(csr_manifest("from-kubectl", request, expiration=None))
+    created = cluster.kubectl("create", "-f", "-", input=manifest)
+    assert created.stdout == "certificatesigningrequest.certificates.k8s.io/from-kubectl created\n"
+    spec = get_csr(cluster, "from-kubectl")["spec"]
+    assert (spec["username"], spec["groups"]) == ("kubelite-admin", ["system:masters", "system:authenticated"])
+    # the credential the request came with, as kube records it
+    admin = x509.load_pem_x509_certificate((cluster.data_dir / "pki" / "admin.crt").read_bytes())
+    fingerprint = admin.fingerprint(hashes.SHA256()).hex()
+    assert spec["extra"] == {"authentication.kubernetes.io/credential-id": [f"X509SHA256={fingerprint}"]}
