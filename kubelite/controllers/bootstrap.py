@@ -1,30 +1,20 @@
 """What kube-apiserver creates for itself at start: the system namespaces and the `kubernetes` Service
-with its Endpoints pointing at the secure port (kube's bootstrap controller)."""
+with its Endpoints pointing at the secure port (kube's bootstrap controller); and, where the simulated
+provisioner runs, the default StorageClass `standard`, as kind ships one with its cluster."""
 
 from __future__ import annotations
 
+import copy
+
 from kubelite.apimachinery.errors import StatusError
 from kubelite.apimachinery.meta import Obj
+from kubelite.controllers.volume.names import ANN_DEFAULT_CLASS, DEFAULT_CLASS_NAME, PROVISIONER
 from kubelite.registry.builtin import Registry
 from kubelite.registry.options import WriteParams
+from kubelite.registry.scheduling.priorityclasses import SYSTEM_PRIORITY_CLASSES
 from kubelite.registry.store import Store
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-
-#: the priority classes kube-apiserver creates for system-critical pods
-SYSTEM_PRIORITY_CLASSES = (
-    (
-        "system-node-critical",
-        2000001000,
-        "Used for system critical pods that must not be moved from their current node.",
-    ),
-    (
-        "system-cluster-critical",
-        2000000000,
-        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
-    ),
-)
-
 
 async def ensure_exists(store: Store, namespace: str, obj: Obj) -> None:
     """Create `obj` unless an object of its name exists; losing a race to create it (409) is fine."""
@@ -40,7 +30,25 @@ async def ensure_exists(store: Store, namespace: str, obj: Obj) -> None:
                 raise
 
 
-async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: str, secure_port: int) -> None:
+#: kind's `standard` class, on kubelite's provisioner. Immediate binding, not kind's WaitForFirstConsumer:
+#: kubelite's scheduler has no volume plugin, so it never writes the selected-node annotation such a class
+#: waits for.
+DEFAULT_STORAGE_CLASS: Obj = {
+    "metadata": {"name": DEFAULT_CLASS_NAME, "annotations": {ANN_DEFAULT_CLASS: "true"}},
+    "provisioner": PROVISIONER,
+    "reclaimPolicy": "Delete",
+    "volumeBindingMode": "Immediate",
+}
+
+
+async def bootstrap(
+    registry: Registry,
+    *,
+    service_ip: str,
+    advertise_address: str,
+    secure_port: int,
+    default_storage_class: bool = False,
+) -> None:
     for name in SYSTEM_NAMESPACES:
         await ensure_exists(registry.store("", "namespaces"), "", {"metadata": {"name": name}})
     for name, value, description in SYSTEM_PRIORITY_CLASSES:
@@ -53,6 +61,10 @@ async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: s
                 "description": description,
             },
         )
+    if default_storage_class:
+        # created only if absent: a class the user changed or replaced is theirs
+        classes = registry.store("storage.k8s.io", "storageclasses")
+        await ensure_exists(classes, "", copy.deepcopy(DEFAULT_STORAGE_CLASS))
     labels = {"component": "apiserver", "provider": "kubernetes"}
     await ensure_exists(
         registry.store("", "services"),

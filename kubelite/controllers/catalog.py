@@ -51,6 +51,10 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: kubelite's simulated provisioner; the default StorageClass exists only where it runs
+PROVISIONER_CONTROLLER = "volume-provisioner-controller"
+
+
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in kube's start order."""
     from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
@@ -62,6 +66,8 @@ def api_controllers() -> list[ControllerDescriptor]:
     from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
     from kubelite.controllers.podgc.controller import build_pod_gc_controller
     from kubelite.controllers.statefulset import controller as statefulset
+    from kubelite.controllers.volume.binder_controller import PersistentVolumeBinder
+    from kubelite.controllers.volume.provisioner_controller import VolumeProvisioner
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
     from kubelite.controllers.workloads.replicaset_controller import (
         build_replica_set_controller,
@@ -83,6 +89,11 @@ def api_controllers() -> list[ControllerDescriptor]:
         ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),
         ControllerDescriptor("node-lifecycle-controller", ("nodelifecycle",), NodeLifecycleController),
         ControllerDescriptor("taint-eviction-controller", (), TaintEvictionController),
+        ControllerDescriptor(
+            "persistentvolume-binder-controller", ("persistentvolume-binder",), PersistentVolumeBinder
+        ),
+        # kubelite's: the provisioner of the default StorageClass (an external one on a real cluster)
+        ControllerDescriptor(PROVISIONER_CONTROLLER, ("volume-provisioner",), VolumeProvisioner),
         ControllerDescriptor(
             "ttl-after-finished-controller", ("ttl-after-finished",), ttl_after_finished_controller.build
         ),

@@ -113,6 +113,10 @@ class Store(DescribedBySpec):
         None when not cached, and always without a watch cache."""
         return self.cache.peek(self.key(namespace, name)) if self.cache is not None else None
 
+    def peek_all(self, namespace: str = "") -> list[Obj]:
+        """The watch cache's objects (shared, read-only, possibly a moment old); empty without a watch cache."""
+        return self.cache.peek_all(self.list_prefix(namespace)) if self.cache is not None else []
+
     async def list(self, namespace: str, params: ListParams) -> Obj:
         prefix = self.list_prefix(namespace)
         opts = self._list_options(prefix, params)

@@ -17,8 +17,10 @@ from aiohttp.web_protocol import RequestHandler
 
 from kubelite.admission import AdmissionChain
 from kubelite.admission.plugins.csr_requestor import CSRRequestor
+from kubelite.admission.plugins.default_storage_class import DefaultStorageClass
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kubelite.admission.plugins.priority import PriorityAdmission
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
@@ -29,6 +31,7 @@ from kubelite.auth.authn.x509 import X509Authenticator
 from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
+from kubelite.controllers.catalog import PROVISIONER_CONTROLLER
 from kubelite.controllers.certificates.signer import CertificateAuthority
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
@@ -41,6 +44,7 @@ from kubelite.endpoints.installer import HandlerStorage, ResourceRoutes, ScopeOp
 from kubelite.endpoints.openapi import OpenAPIBuilder
 from kubelite.registry.builtin import Registry, RegistryOptions, build_registry
 from kubelite.registry.catalog import BUILTIN_RESOURCES, GROUP_ORDER
+from kubelite.registry.options import ListParams
 from kubelite.registry.store import Store
 from kubelite.server import gc_tuning
 from kubelite.server.cluster import SimulatedCluster, leader_identity
@@ -117,7 +121,14 @@ class APIServer:
             ips=[first_service_ip(cfg.service_cluster_ip_range)],
         )
         service_ip = first_service_ip(cfg.service_cluster_ip_range)
-        await bootstrap(registry, service_ip=service_ip, advertise_address=advertise, secure_port=secure_port or 6443)
+        await bootstrap(
+            registry,
+            service_ip=service_ip,
+            advertise_address=advertise,
+            secure_port=secure_port or 6443,
+            # kind's way: the default class comes with the provisioner that serves it
+            default_storage_class=cfg.cluster.controller_selection().enabled(PROVISIONER_CONTROLLER),
+        )
         self._tasks.add(asyncio.create_task(self._bookmark_loop()))
 
         self._advertised = f"{advertise}:{secure_port or 6443}"  # what /api tells clients to dial
@@ -185,6 +196,8 @@ class APIServer:
     def _director(self, registry: Registry) -> Director:
         namespaces = registry.store("", "namespaces")
         accounts = registry.store("", "serviceaccounts")
+        priority_classes = registry.store("scheduling.k8s.io", "priorityclasses")
+        storage_classes = registry.store("storage.k8s.io", "storageclasses")
 
         async def get_namespace(name: str) -> Obj | None:
             return await _cached_or_stored(namespaces, "", name)
@@ -192,11 +205,25 @@ class APIServer:
         async def get_service_account(namespace: str, name: str) -> Obj | None:
             return await _cached_or_stored(accounts, namespace, name)
 
+        async def get_priority_class(name: str) -> Obj | None:
+            return await _cached_or_stored(priority_classes, "", name)
+
+        async def list_storage_classes() -> list[Obj]:
+            listed = await storage_classes.list("", ListParams(resource_version="0"))
+            return list(listed.get("items") or [])
+
         lifecycle = NamespaceLifecycle(get_namespace)
+        priority = PriorityAdmission(get_priority_class, priority_classes.peek_all)
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
-            mutating=[CSRRequestor(), ServiceAccountAdmission(get_service_account), DefaultTolerationSeconds()],
-            validating=[lifecycle],
+            mutating=[
+                CSRRequestor(),
+                ServiceAccountAdmission(get_service_account),
+                priority,
+                DefaultTolerationSeconds(),
+                DefaultStorageClass(list_storage_classes),
+            ],
+            validating=[lifecycle, priority],
         )
         routes = ResourceRoutes()
         options = ScopeOptions(

@@ -261,6 +261,10 @@ class WatchCache(Protocol):
         """The cached object (shared, read-only), possibly a moment behind storage; None if not cached."""
         ...
 
+    def peek_all(self, prefix: str) -> list[Obj]:
+        """Every cached object under `prefix` (shared, read-only), possibly a moment behind storage."""
+        ...
+
     async def watch_stream(self, request: WatchRequest) -> StreamWatcher:
         """A client's watch: initial events, label selectors, bookmarks and the direct path to its socket.
         Raises TooOldResourceVersion and FutureResourceVersion."""

@@ -1126,10 +1126,7 @@ def test_pod_defaults() -> None:
         "terminationGracePeriodSeconds": 30,
         "schedulerName": "default-scheduler",
         "enableServiceLinks": True,
-        "serviceAccountName": "default",
-        "serviceAccount": "default",
-        "priority": 0,
-        "preemptionPolicy": "PreemptLowerPriority",
+        # serviceAccountName, priority and preemptionPolicy come from admission (tests/e2e/test_priority.py)
     }
 
 

@@ -9,6 +9,11 @@ condition itself. It records events through the events.k8s.io/v1 API as "default
 Scheduling, the FitError message). For a pod it cannot place it patches the pod's status with
 PodScheduled=False, reason Unschedulable and the same message (kube's updatePod, a strategic merge patch keyed
 on the condition type).
+
+Preemption writes, as kube's DefaultPreemption: each victim gets DisruptionTarget=True (reason
+PreemptionByScheduler) through pods/status before it is deleted, and a `Preempted` event (action Preempting,
+"Preempted by pod <uid> on node <node>", related to the preemptor); the preemptor's status names the node in
+`nominatedNodeName`; lower-priority pods nominated to that node lose their nomination.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ SCHEDULED: Final = "Scheduled"
 FAILED_SCHEDULING: Final = "FailedScheduling"
 UNSCHEDULABLE: Final = "Unschedulable"
 SCHEDULER_ERROR: Final = "SchedulerError"
+PREEMPTED: Final = "Preempted"
+PREEMPTION_BY_SCHEDULER: Final = "PreemptionByScheduler"
 NOTE_LENGTH_LIMIT: Final = 1024  # events.k8s.io's limit on `note`
 
 
@@ -58,15 +65,21 @@ def _micro_time(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _event(pod: Mapping[str, Any], *, event_type: str, reason: str, action: str, note: str, now: datetime,
-           instance: str) -> dict[str, Any]:
+def _reference(pod: Mapping[str, Any]) -> dict[str, Any]:
     metadata = _metadata(pod)
-    regarding: dict[str, Any] = {"kind": "Pod", "namespace": metadata.get("namespace"), "name": metadata.get("name"),
+    reference: dict[str, Any] = {"kind": "Pod", "namespace": metadata.get("namespace"), "name": metadata.get("name"),
                                  "apiVersion": "v1"}
     if metadata.get("uid"):
-        regarding["uid"] = metadata["uid"]
+        reference["uid"] = metadata["uid"]
     if metadata.get("resourceVersion"):
-        regarding["resourceVersion"] = metadata["resourceVersion"]
+        reference["resourceVersion"] = metadata["resourceVersion"]
+    return reference
+
+
+def _event(pod: Mapping[str, Any], *, event_type: str, reason: str, action: str, note: str, now: datetime,
+           instance: str, related: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    metadata = _metadata(pod)
+    regarding = _reference(pod)
     nanos = int(now.timestamp()) * 1_000_000_000 + now.microsecond * 1000
     return {
         "apiVersion": "events.k8s.io/v1",
@@ -81,6 +94,7 @@ def _event(pod: Mapping[str, Any], *, event_type: str, reason: str, action: str,
         "regarding": regarding,
         "note": note,
         "type": event_type,
+        **({"related": _reference(related)} if related is not None else {}),
     }
 
 
@@ -118,3 +132,23 @@ def pod_condition_patch(pod: Mapping[str, Any], condition: Mapping[str, Any]) ->
         if current.get("status") == wanted.get("status") and current.get("lastTransitionTime"):
             wanted["lastTransitionTime"] = current["lastTransitionTime"]
     return {"status": {"conditions": [wanted]}}
+
+
+def preempted_event(victim: Mapping[str, Any], preemptor: Mapping[str, Any], node_name: str, *, now: datetime,
+                    instance: str | None = None) -> dict[str, Any]:
+    note = f"Preempted by pod {_metadata(preemptor).get('uid')} on node {node_name}"
+    return _event(victim, event_type="Normal", reason=PREEMPTED, action="Preempting", note=note, now=now,
+                  instance=instance or reporting_instance(), related=preemptor)
+
+
+def disruption_target_condition(scheduler_name: str, *, now: datetime) -> dict[str, Any]:
+    return {"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
+            "lastTransitionTime": rfc3339(now), "reason": PREEMPTION_BY_SCHEDULER,
+            "message": f"{scheduler_name}: preempting to accommodate a higher priority pod"}
+
+
+def nomination_patch(patch: dict[str, Any] | None, node_name: str | None) -> dict[str, Any]:
+    """`patch` (a pods/status patch or None) that also sets, or with None clears, status.nominatedNodeName."""
+    merged: dict[str, Any] = dict(patch or {})
+    merged["status"] = {**(merged.get("status") or {}), "nominatedNodeName": node_name}
+    return merged

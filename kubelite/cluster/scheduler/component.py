@@ -14,6 +14,9 @@ Everything goes through the API as the component's own user (the `ComponentClien
   - record `FailedScheduling` with the decision's message, patch `PodScheduled=False` (reason Unschedulable)
     through pods/status, and hand the pod back to the queue as unschedulable, with the plugins that rejected it.
   A pod deleted or bound by someone else meanwhile is not handed back (kube re-reads it from the informer).
+  When preemption makes room (`preemption.py`), the victims are marked DisruptionTarget, deleted and told so
+  (`Preempted`), and the pod's status names the node (`nominatedNodeName`); it waits as unschedulable until the
+  victims' deletions move it on. Pods nominated to a node count there for pods of no higher priority.
 - Events are events.k8s.io/v1, as kube-scheduler writes them (`events.EventWriter`).
 
 A failure in one cycle is logged and the pod retried with backoff; the loop goes on. `run()` lasts until cancelled.
@@ -45,6 +48,7 @@ from kubelite.cluster.scheduler.cache import (
     terminal,
 )
 from kubelite.cluster.scheduler.events import EventWriter
+from kubelite.cluster.scheduler.preemption import Candidate, nominations_to_clear
 from kubelite.cluster.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -55,12 +59,14 @@ from kubelite.cluster.scheduler.queue import (
     SchedulingQueue,
 )
 from kubelite.cluster.scheduler.schedule import Scheduler
+from kubelite.cluster.scheduler.snapshot import PodInfo
 
 log = logging.getLogger(__name__)
 
 PODS: Final = ("", "v1", "pods")
 NODES: Final = ("", "v1", "nodes")
 NAMESPACES: Final = ("", "v1", "namespaces")
+PDBS: Final = ("policy", "v1", "poddisruptionbudgets")
 #: kube-scheduler's pod informer never sees finished pods
 POD_FIELD_SELECTOR: Final = "status.phase!=Succeeded,status.phase!=Failed"
 #: bindings and status patches in flight at once; past it the loop waits (kube bounds them by its goroutines)
@@ -89,6 +95,10 @@ class SchedulerComponent:
         self.pods = clients.informer_factory(field_selector=POD_FIELD_SELECTOR).for_resource(PODS)
         self.nodes = clients.informers.for_resource(NODES, namespaced=False)
         self.namespaces = clients.informers.for_resource(NAMESPACES, namespaced=False)
+        self.pdbs = clients.informers.for_resource(PDBS)
+        #: pods waiting for the room preemption made them: node name -> uid -> pod (kube's nominator)
+        self.nominated: dict[str, dict[str, PodInfo]] = {}
+        self._nominated_node: dict[str, str] = {}
         self._writes = asyncio.Semaphore(MAX_IN_FLIGHT_WRITES)
         self._tasks: set[asyncio.Task[None]] = set()
         self._registrations = [
@@ -98,8 +108,7 @@ class SchedulerComponent:
                                           delete=self._assigned_pod_deleted))),
             self.pods.informer.add_event_handler(FilteringResourceEventHandler(
                 lambda obj: (pod := _unwrap(obj)) is not None and self.responsible_for(pod),
-                ResourceEventHandlerFuncs(add=lambda pod: self.queue.add(pod),
-                                          update=lambda old, new: self.queue.update(old, new),
+                ResourceEventHandlerFuncs(add=self._pending_pod_added, update=self._pending_pod_updated,
                                           delete=self._pending_pod_deleted))),
             self.nodes.informer.add_event_handler(ResourceEventHandlerFuncs(
                 add=self._node_added, update=self._node_updated, delete=self._node_deleted)),
@@ -128,6 +137,7 @@ class SchedulerComponent:
         try:
             await wait_for_cache_sync(
                 self.pods.informer.has_synced, self.nodes.informer.has_synced, self.namespaces.informer.has_synced,
+                self.pdbs.informer.has_synced,
                 *(registration.has_synced for registration in self._registrations), clock=self.clock)
             log.info("%s: caches synced, scheduling", self.scheduler_name)
             tasks = [
@@ -186,9 +196,15 @@ class SchedulerComponent:
             # being deleted, or already assumed or bound (an update came back through the queue)
             self.queue.done(info.uid)
             return
-        decision = self.algorithm.schedule(pod, self.cache.snapshot)
+        decision = self.algorithm.schedule(pod, self.cache.snapshot, nominated=self._nominated_pods(),
+                                           pdbs=self.pdbs.lister.list() if decision_may_preempt(pod) else ())
         if decision.node_name is None:
-            await self._failed(info, cycle, decision.message, writes.UNSCHEDULABLE, decision.rejected_by)
+            node = None
+            if decision.preemption is not None:
+                node = decision.preemption.node_name
+                await self._preempt(pod, decision.preemption)
+            await self._failed(info, cycle, decision.message, writes.UNSCHEDULABLE, decision.rejected_by,
+                               nominate=node)
             return
         self.cache.assume(pod, decision.node_name)
         await self._writes.acquire()
@@ -220,9 +236,9 @@ class SchedulerComponent:
         await self._failed(info, cycle, message, writes.SCHEDULER_ERROR, frozenset())
 
     async def _failed(self, info: QueuedPodInfo, cycle: int, message: str, reason: str,
-                      rejected_by: frozenset[str]) -> None:
+                      rejected_by: frozenset[str], *, nominate: str | None = None) -> None:
         """kube's handleSchedulingFailure: back to the queue unless gone or bound meanwhile, then the event and
-        the PodScheduled condition."""
+        the PodScheduled condition (with the node preemption nominated, if any)."""
         pod = info.pod
         latest = self._cached(pod)
         if latest is None or assigned(latest):
@@ -233,9 +249,74 @@ class SchedulerComponent:
         self.events.emit(writes.failed_scheduling_event(pod, message, now=self._now(), instance=self.instance))
         condition = writes.unschedulable_condition(message, now=self._now(), reason=reason)
         patch = writes.pod_condition_patch(latest or pod, condition)
+        if nominate is not None:
+            self._nominate(PodInfo(latest or pod), nominate)
+            patch = writes.nomination_patch(patch, nominate)
         if patch is not None:
             await self._writes.acquire()
             self._spawn(self._patch_status(pod, patch))
+
+    async def _preempt(self, preemptor: Mapping[str, Any], candidate: Candidate) -> None:
+        """prepareCandidate: evict the victims and take back the nominations the node can no longer honour."""
+        now = self._now()
+        for victim in candidate.victims:
+            await self._writes.acquire()
+            self._spawn(self._evict(victim.pod, preemptor, candidate.node_name))
+        for displaced in nominations_to_clear(candidate.node_name, PodInfo(preemptor), self._nominated_pods()):
+            self._forget_nomination(displaced.uid)
+            await self._writes.acquire()
+            self._spawn(self._patch_status(displaced.pod, writes.nomination_patch(None, None)))
+        log.info("preempting %d pod(s) on %s for %s at %s", len(candidate.victims), candidate.node_name,
+                 _name(preemptor), now.isoformat())
+
+    async def _evict(self, victim: Mapping[str, Any], preemptor: Mapping[str, Any], node_name: str) -> None:
+        metadata = victim.get("metadata") or {}
+        pods = self._pods_api.namespace(metadata.get("namespace"))
+        name = str(metadata.get("name"))
+        try:
+            condition = writes.disruption_target_condition(self.scheduler_name, now=self._now())
+            patch = writes.pod_condition_patch(victim, condition)
+            if patch is not None:
+                await pods.patch(name, patch, patch_type="strategic", subresource="status")
+            uid = str(metadata.get("uid") or "")
+            # the uid precondition: a new pod of the victim's name is never the one deleted
+            await pods.delete(name, preconditions={"uid": uid} if uid else None)
+        except NotFound:
+            return  # gone already: nothing to preempt
+        except ClientError as exc:
+            log.info("could not preempt %s: %s", _name(victim), exc)
+            return
+        finally:
+            self._writes.release()
+        self.events.emit(writes.preempted_event(victim, preemptor, node_name, now=self._now(),
+                                                instance=self.instance))
+
+    # -- nominations -------------------------------------------------------------------------------------
+
+    def _nominated_pods(self) -> dict[str, list[PodInfo]]:
+        return {node: list(pods.values()) for node, pods in self.nominated.items()}
+
+    def _nominate(self, info: PodInfo, node_name: str) -> None:
+        self._forget_nomination(info.uid)
+        self.nominated.setdefault(node_name, {})[info.uid] = info
+        self._nominated_node[info.uid] = node_name
+
+    def _forget_nomination(self, uid: str) -> None:
+        node = self._nominated_node.pop(uid, None)
+        if node is not None:
+            pods = self.nominated.get(node)
+            if pods is not None:
+                pods.pop(uid, None)
+                if not pods:
+                    del self.nominated[node]
+
+    def _track_nomination(self, pod: Mapping[str, Any]) -> None:
+        info_node = str((pod.get("status") or {}).get("nominatedNodeName") or "")
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        if info_node:
+            self._nominate(PodInfo(pod), info_node)
+        elif uid in self._nominated_node:
+            self._forget_nomination(uid)
 
     async def _patch_status(self, pod: Mapping[str, Any], patch: dict[str, Any]) -> None:
         metadata = pod.get("metadata") or {}
@@ -261,7 +342,16 @@ class SchedulerComponent:
 
     # -- the watch ---------------------------------------------------------------------------------------
 
+    def _pending_pod_added(self, pod: Mapping[str, Any]) -> None:
+        self._track_nomination(pod)
+        self.queue.add(pod)
+
+    def _pending_pod_updated(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+        self._track_nomination(new)
+        self.queue.update(old, new)
+
     def _assigned_pod_added(self, pod: Mapping[str, Any]) -> None:
+        self._forget_nomination(str((pod.get("metadata") or {}).get("uid") or ""))
         self.cache.add_pod(pod)
         self.queue.move_on_event(ASSIGNED_POD_ADD)
 
@@ -280,6 +370,7 @@ class SchedulerComponent:
     def _pending_pod_deleted(self, obj: Any) -> None:
         pod = _unwrap(obj)
         if pod is not None:
+            self._forget_nomination(str((pod.get("metadata") or {}).get("uid") or ""))
             self.queue.delete(pod)
 
     def _node_added(self, node: Mapping[str, Any]) -> None:
@@ -300,6 +391,12 @@ class SchedulerComponent:
         namespace = _unwrap(obj)
         if namespace is not None:
             self.cache.remove_namespace(namespace)
+
+
+def decision_may_preempt(pod: Mapping[str, Any]) -> bool:
+    """Whether budgets can matter to this pod's cycle (preemption is only for pods of some priority)."""
+    spec = pod.get("spec") or {}
+    return spec.get("preemptionPolicy") != "Never" and int(spec.get("priority") or 0) > 0
 
 
 def _name(pod: Mapping[str, Any]) -> str:

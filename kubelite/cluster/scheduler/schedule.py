@@ -10,13 +10,18 @@ When no node fits, the message is kube's FitError text: "0/N nodes are available
 reasons ("<count> <reason>", sorted as strings, comma-separated, then "."), then the PostFilter plugins' verdicts
 joined by ", ": DynamicResources' "no new claims to deallocate" (it runs first and, since DRA is on by default
 in 1.34, says so for every pod without claims), then DefaultPreemption's.
-Preemption itself is not performed; its verdict is worked out as kube's DefaultPreemption would reach it when it
-finds no victims: "not eligible due to preemptionPolicy=Never.", or per node "Preemption is not helpful for
-scheduling" (rejected unresolvably), "No preemption victims found for incoming pod" (no pod of lower priority),
-or the reasons the node still fails for with all lower-priority pods gone (re-checked with the cycle's prepared
-state, so inter-pod affinity and spread counts still include the removed pods; kube adjusts them). When
-removing lower-priority pods would make room somewhere, kube would preempt and its message carries no PostFilter
-part at all; `Decision.preemption_might_help` says so.
+When no node fits and some pods are of lower priority, DefaultPreemption looks for victims (`preemption.py`):
+`Decision.preemption` names the node and the pods to evict, and the message carries no PostFilter part, as
+kube's. Otherwise its verdict is worked out as kube reaches it: "not eligible due to preemptionPolicy=Never.",
+"not eligible due to a terminating pod on the nominated node.", or per node "Preemption is not helpful for
+scheduling" (rejected unresolvably), "No preemption victims found for incoming pod" (no pod of lower
+priority), or the reasons the node still fails for with all lower-priority pods gone (re-checked with the
+cycle's prepared state, so inter-pod affinity and spread counts still include the removed pods; kube adjusts
+them).
+
+Pods nominated to a node (preemptors waiting for their victims to leave) count there for pods of no higher
+priority than theirs, so the room made for them is not taken by others (kube's
+RunFilterPluginsWithNominatedPods: a node must fit both with and without them).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubelite.cluster.scheduler import preemption
 from kubelite.cluster.scheduler.plugins import default_filters, default_scores
 from kubelite.cluster.scheduler.plugins.base import (
     SKIP,
@@ -60,6 +66,8 @@ class Decision:
     statuses: dict[str, Status] = field(default_factory=dict)
     scores: dict[str, int] = field(default_factory=dict)
     preemption_might_help: bool = False
+    #: where preemption makes room, and whom it evicts there (only when no node fits)
+    preemption: preemption.Candidate | None = None
     # the plugins that rejected the pod somewhere, so the queue knows which cluster events may help it
     rejected_by: frozenset[str] = frozenset()
 
@@ -104,12 +112,20 @@ class Scheduler:
         self.random = random.Random(seed)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
+        self._nominated: Mapping[str, Sequence[PodInfo]] = {}
+        self._pdbs: Sequence[Mapping[str, Any]] = ()
 
-    def schedule(self, pod: Mapping[str, Any], snapshot: Snapshot) -> Decision:
+    def schedule(self, pod: Mapping[str, Any], snapshot: Snapshot, *,
+                 nominated: Mapping[str, Sequence[PodInfo]] | None = None,
+                 pdbs: Sequence[Mapping[str, Any]] = ()) -> Decision:
+        """Decide for `pod`; `nominated` are the pods nominated to each node (by node name), `pdbs` the
+        PodDisruptionBudgets preemption weighs."""
         nodes = snapshot.nodes()
         if not nodes:
             return Decision(None, NO_NODES_MESSAGE)
         state = CycleState(PodInfo(pod), snapshot)
+        self._nominated = nominated or {}
+        self._pdbs = pdbs
         active: list[FilterPlugin] = []
         allowed: frozenset[str] | None = None
         narrowing: list[str] = []
@@ -138,10 +154,10 @@ class Scheduler:
         rejected_by = frozenset(status.plugin for status in statuses.values())
         evaluated = len(feasible) + len(statuses) - len(absent)
         if not feasible:
-            post = self._preemption_verdict(state, nodes, statuses, active)
+            post, candidate = self._post_filter(state, nodes, statuses, active)
             message = fit_error_message(len(nodes), statuses, post_filter=post)
             return Decision(None, message, evaluated, 0, statuses, preemption_might_help=post == "",
-                            rejected_by=rejected_by)
+                            preemption=candidate, rejected_by=rejected_by)
         if len(feasible) == 1:
             return Decision(feasible[0].name, "", evaluated, 1, statuses, rejected_by=rejected_by)
         totals = self._score(state, feasible)
@@ -154,7 +170,7 @@ class Scheduler:
     def _rejected_in_pre_filter(self, state: CycleState, nodes: list[NodeInfo], verdict: Status,
                                 active: list[FilterPlugin]) -> Decision:
         statuses = {node.name: verdict for node in nodes}
-        post = self._preemption_verdict(state, nodes, statuses, active)
+        post, _ = self._post_filter(state, nodes, statuses, active)
         message = fit_error_message(len(nodes), statuses, pre_filter=verdict.message, post_filter=post)
         return Decision(None, message, len(nodes), 0, statuses, rejected_by=frozenset((verdict.plugin,)))
 
@@ -168,9 +184,15 @@ class Scheduler:
         feasible: list[NodeInfo] = []
         statuses: dict[str, Status] = {}
         processed = 0
+        nominated = self._nominated
         for offset in range(count):
             node = nodes[(start + offset) % count]
             processed += 1
+            if nominated and node.name in nominated:
+                status = self._filter_with_nominated(state, node, active)
+                if status is not None:
+                    statuses[node.name] = status
+                    continue
             for plugin in active:
                 status = plugin.filter(state, node)
                 if status is not None:
@@ -208,18 +230,39 @@ class Scheduler:
                     chosen = node.name
         return chosen
 
-    def _preemption_verdict(self, state: CycleState, nodes: list[NodeInfo], statuses: Mapping[str, Status],
-                            active: list[FilterPlugin]) -> str:
-        """What the PostFilter plugins (DynamicResources, DefaultPreemption) say when preemption cannot help; ""
-        when it could."""
+    def _filter_with_nominated(self, state: CycleState, node: NodeInfo, active: list[FilterPlugin]) -> Status | None:
+        """The first failure on `node` with the pods nominated there of at least this pod's priority added."""
+        pod = state.pod
+        others = [info for info in self._nominated.get(node.name, ())
+                  if info.priority >= pod.priority and info.uid != pod.uid and info.uid not in node.pods]
+        if not others:
+            return None
+        crowded = _with(node, others)
+        return next((s for s in (plugin.filter(state, crowded) for plugin in active) if s is not None), None)
+
+    def _post_filter(self, state: CycleState, nodes: list[NodeInfo], statuses: Mapping[str, Status],
+                     active: list[FilterPlugin]) -> tuple[str, preemption.Candidate | None]:
+        """The PostFilter plugins (DynamicResources, DefaultPreemption): where preemption makes room and whom it
+        evicts (message ""), or what they say when it cannot help."""
         pod = state.pod
         if (pod.pod.get("spec") or {}).get("preemptionPolicy") == "Never":
-            return f"{NO_CLAIMS}, preemption: {NEVER_PREEMPTS}"
+            return f"{NO_CLAIMS}, preemption: {NEVER_PREEMPTS}", None
+        if not preemption.eligible(pod, state.snapshot.node):
+            return f"{NO_CLAIMS}, preemption: {preemption.TERMINATING_ON_NOMINATED}", None
+
+        def fits(node: NodeInfo) -> bool:
+            return all(plugin.filter(state, node) is None for plugin in active)
+
         verdicts: dict[str, Status] = {}
+        candidates: list[preemption.Candidate] = []
         for node in nodes:
             status = statuses.get(node.name)
             if status is None or status.code == UNRESOLVABLE:
                 verdicts[node.name] = Status((NOT_HELPFUL,), UNRESOLVABLE)
+                continue
+            candidate = preemption.select_victims(pod, node, fits, self._pdbs)
+            if candidate is not None:
+                candidates.append(candidate)
                 continue
             victims = [p for p in node.pods.values() if p.priority < pod.priority]
             if not victims:
@@ -227,10 +270,21 @@ class Scheduler:
                 continue
             remaining = _without(node, victims)
             still = next((s for s in (plugin.filter(state, remaining) for plugin in active) if s is not None), None)
-            if still is None:
-                return ""
-            verdicts[node.name] = still
-        return f"{NO_CLAIMS}, preemption: " + fit_error_message(len(nodes), verdicts)
+            verdicts[node.name] = still or Status((NOT_HELPFUL,), UNRESOLVABLE)
+        if candidates:
+            return "", preemption.pick_one(candidates)
+        return f"{NO_CLAIMS}, preemption: " + fit_error_message(len(nodes), verdicts), None
+
+
+def _with(node: NodeInfo, extra: list[PodInfo]) -> NodeInfo:
+    """A copy of `node` with `extra` pods added, for filtering with nominated pods."""
+    copy = NodeInfo(node.name)
+    copy.set_node(node.node)
+    for info in node.pods.values():
+        copy.add_pod(info)
+    for info in extra:
+        copy.add_pod(info)
+    return copy
 
 
 def _without(node: NodeInfo, victims: list[PodInfo]) -> NodeInfo:

@@ -249,10 +249,14 @@ class PodStrategy(Strategy):
         if isinstance(spec, dict):
             default_pod_spec(spec)
             default_pod(obj)
-            spec.setdefault("serviceAccountName", spec.get("serviceAccount") or "default")
-            spec.setdefault("serviceAccount", spec["serviceAccountName"])
-            spec.setdefault("priority", 0)
-            spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+            # serviceAccountName, priority and preemptionPolicy are not defaults: the ServiceAccount and
+            # Priority admission plugins set them, so they are not the creator's managed fields (as in kube)
+
+    def canonicalize(self, obj: Obj) -> None:
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and spec.get("serviceAccountName"):
+            # v1's deprecated mirror of serviceAccountName, which kube's conversion writes on every read
+            spec["serviceAccount"] = spec["serviceAccountName"]
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return validate_pod_create(obj)

@@ -316,6 +316,11 @@ class Cacher:
         """The cached object (shared: do not mutate), possibly a moment behind storage; None if not cached."""
         return self._objects.get(key)
 
+    def peek_all(self, prefix: str) -> list[Obj]:
+        """Every cached object under `prefix` (shared, possibly a moment behind), as an informer's lister
+        lists: for small kinds read on a hot path (the Priority plugin's default class), not for lists."""
+        return [obj for key, obj in self._objects.items() if key.startswith(prefix)]
+
     async def guaranteed_update(
         self,
         key: str,
