@@ -16,6 +16,7 @@ from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from kubelite.admission import AdmissionChain
+from kubelite.admission.plugins.csr_requestor import CSRRequestor
 from kubelite.admission.plugins.default_storage_class import DefaultStorageClass
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
@@ -31,6 +32,7 @@ from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
 from kubelite.controllers.catalog import PROVISIONER_CONTROLLER
+from kubelite.controllers.certificates.signer import CertificateAuthority
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import build_controllers, run_controllers
@@ -152,7 +154,10 @@ class APIServer:
         # One informer per resource, shared by every controller (kube-controller-manager's informer factory).
         informers = RegistryInformerFactory(registry)
         selection = cfg.cluster.controller_selection()
-        loops = build_controllers(registry, informers, root_ca=pki.ca_cert.read_text(), selection=selection)
+        signing_ca = CertificateAuthority.from_pem(pki.ca_cert.read_bytes(), pki.ca_key.read_bytes())
+        loops = build_controllers(
+            registry, informers, root_ca=pki.ca_cert.read_text(), selection=selection, signing_ca=signing_ca
+        )
         loops += self.extensions.controllers(informers)
         # the garbage collector follows the custom resources served from now on, as kube's rediscovers them
         self.extensions.follow_resources(*(loop for loop in loops if isinstance(loop, GarbageCollector)))
@@ -213,6 +218,7 @@ class APIServer:
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
             mutating=[
+                CSRRequestor(),
                 ServiceAccountAdmission(get_service_account),
                 priority,
                 DefaultTolerationSeconds(),
