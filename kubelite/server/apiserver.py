@@ -18,6 +18,7 @@ from aiohttp.web_protocol import RequestHandler
 from kubelite.admission import AdmissionChain
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kubelite.admission.plugins.resource_quota import on_registry as resource_quota
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
@@ -31,6 +32,7 @@ from kubelite.controllers.bootstrap import bootstrap
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import build_controllers, run_controllers
+from kubelite.controllers.resourcequota.admission import check_request
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
@@ -191,7 +193,7 @@ class APIServer:
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
             mutating=[ServiceAccountAdmission(get_service_account), DefaultTolerationSeconds()],
-            validating=[lifecycle],
+            validating=[lifecycle, resource_quota(registry, check_request)],
         )
         routes = ResourceRoutes()
         options = ScopeOptions(
