@@ -52,6 +52,7 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 def api_controllers() -> list[ControllerDescriptor]:
     """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
     from kubelite.controllers.disruption.controller import DisruptionController
+    from kubelite.controllers.resourcequota.controller import ResourceQuotaController
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
     from kubelite.controllers.workloads.replicaset_controller import (
         build_replica_set_controller,
@@ -65,6 +66,7 @@ def api_controllers() -> list[ControllerDescriptor]:
             "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
         ),
         ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
+        ControllerDescriptor("resourcequota-controller", ("resourcequota",), ResourceQuotaController),
     ]
 
 
