@@ -25,6 +25,10 @@ def pod(name: str, requests: dict[str, str] | None = None, limits: dict[str, str
     return {"metadata": {"name": name, "namespace": "ns", **extra.pop("metadata", {})}, "spec": spec, **extra}
 
 
+def deleted(at: str, grace: int) -> dict[str, Any]:
+    return {"deletionTimestamp": at, "deletionGracePeriodSeconds": grace}
+
+
 def status_of(q: dict[str, Any], objects: dict[GroupResource, list[Any]]) -> dict[str, Any]:
     return quota_status(q, lambda gr: objects.get(gr, []), NOW)
 
@@ -58,8 +62,8 @@ def test_terminal_and_expired_terminating_pods_count_only_as_objects() -> None:
         pod("running", {"cpu": "1"}),
         pod("done", {"cpu": "1"}, status={"phase": "Succeeded"}),
         pod("failed", {"cpu": "1"}, status={"phase": "Failed"}),
-        pod("gone", {"cpu": "1"}, metadata={"deletionTimestamp": "2026-01-01T11:59:00Z", "deletionGracePeriodSeconds": 30}),
-        pod("going", {"cpu": "1"}, metadata={"deletionTimestamp": "2026-01-01T12:00:10Z", "deletionGracePeriodSeconds": 30}),
+        pod("gone", {"cpu": "1"}, metadata=deleted("2026-01-01T11:59:00Z", 30)),
+        pod("going", {"cpu": "1"}, metadata=deleted("2026-01-01T12:00:10Z", 30)),
     ]
     assert status_of(q, {("", "pods"): pods})["used"] == {"count/pods": "5", "pods": "2", "requests.cpu": "2"}
 
@@ -125,7 +129,8 @@ def test_services_node_ports_and_load_balancers() -> None:
 def test_claims_by_storage_class() -> None:
     gold = ".storageclass.storage.k8s.io/"
     claims = [
-        {"metadata": {"name": "a"}, "spec": {"storageClassName": "gold", "resources": {"requests": {"storage": "1Gi"}}}},
+        {"metadata": {"name": "a"},
+         "spec": {"storageClassName": "gold", "resources": {"requests": {"storage": "1Gi"}}}},
         {
             "metadata": {"name": "b", "annotations": {"volume.beta.kubernetes.io/storage-class": "gold"}},
             "spec": {"resources": {"requests": {"storage": "512Mi"}}},
@@ -157,5 +162,6 @@ def test_object_counts_and_unserved_resources() -> None:
 
 
 def test_used_drops_what_hard_no_longer_names() -> None:
-    q = {**quota({"pods": "2"}), "status": {"hard": {"pods": "2", "secrets": "1"}, "used": {"pods": "1", "secrets": "1"}}}
+    recorded = {"hard": {"pods": "2", "secrets": "1"}, "used": {"pods": "1", "secrets": "1"}}
+    q = {**quota({"pods": "2"}), "status": recorded}
     assert status_of(q, {}) == {"hard": {"pods": "2"}, "used": {"pods": "0"}}
