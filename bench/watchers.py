@@ -6,9 +6,10 @@ finds `"bench/t":"<digits>"` in what arrives, so reading 50,000 events a second 
 not the watchers, is what is measured. The connection asks the server to close after the response, so a
 stream the server ends (a watcher cut off for falling behind) shows as a closed connection.
 
-Run: `python -m bench.watchers HOST PORT PATH COUNT OUT`; prints `ready` once every stream has its response
-headers; then on stdin `count` answers the number of events received so far, `stop` writes every latency
-(int64 ns) to OUT and prints `BENCHJSON {counts, closed}`.
+Run: `python -m bench.watchers HOST PORT PATH COUNT OUT [FIRST]`; with FIRST, every `@I@` in PATH becomes the
+stream's number (FIRST, FIRST+1, ...), so each stream may watch its own selection. Prints `ready` once every
+stream has its response headers; then on stdin `count` answers the number of events received so far, `stop`
+writes every latency (int64 ns) to OUT and prints `BENCHJSON {counts, closed}`.
 """
 
 from __future__ import annotations
@@ -67,12 +68,13 @@ class _Stream(asyncio.Protocol):
             self.headers_seen.set_exception(RuntimeError("stream closed before its headers"))
 
 
-async def _main(host: str, port: int, path: str, count: int, out: str) -> None:
+async def _main(host: str, port: int, path: str, count: int, out: str, first: int | None) -> None:
     loop = asyncio.get_running_loop()
     latencies: array.array[int] = array.array("q")
     streams: list[_Stream] = []
-    request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
-    for _ in range(count):
+    for index in range(count):
+        target = path.replace("@I@", str(first + index)) if first is not None else path
+        request = f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
         seen: asyncio.Future[None] = loop.create_future()
         transport, stream = await loop.create_connection(lambda seen=seen: _Stream(latencies, seen), host, port)
         transport.write(request)
@@ -94,12 +96,13 @@ async def _main(host: str, port: int, path: str, count: int, out: str) -> None:
 
 def main() -> None:
     host, port, path, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
+    first = int(sys.argv[6]) if len(sys.argv) > 6 else None
     try:
         import uvloop
 
-        uvloop.run(_main(host, port, path, count, out))
+        uvloop.run(_main(host, port, path, count, out, first))
     except ImportError:
-        asyncio.run(_main(host, port, path, count, out))
+        asyncio.run(_main(host, port, path, count, out, first))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from bench.context import Context
 from bench.report import Row
-from bench.scenarios import custom, informer, lists, reads, startup, storage, watch, writes
+from bench.scenarios import custom, informer, lists, nodewatch, reads, startup, storage, watch, writes
 
 Scenario = Callable[[Context], list[Row]]
 
@@ -23,6 +23,7 @@ SCENARIOS: dict[str, Scenario] = {
     "list": lists.lists,
     "cr-list": custom.cr_list,
     "watch": watch.fanout,
+    "watch-nodes": nodewatch.nodewatch,
     "memory": startup.memory,
     "startup": startup.startup,
     "informer": informer.informer,

@@ -16,6 +16,7 @@ import asyncio
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,10 +52,17 @@ def _template(namespace: str | None) -> str:
 
 
 async def _create_at_rate(
-    port: int, path: str, template: str, rate: float, seconds: float, prefix: str
+    port: int,
+    path: str,
+    template: str,
+    rate: float,
+    seconds: float,
+    prefix: str,
+    fill: Callable[[str, int], str] | None = None,
 ) -> tuple[int, int, float]:
     """Create on a schedule of `rate` per second for `seconds` over up to 64 connections; what the server cannot
-    take in time is not sent. Returns (created, failed, seconds from the first send to the last answer)."""
+    take in time is not sent. `fill(body, i)` fills in the i-th body's own placeholders, if any. Returns
+    (created, failed, seconds from the first send to the last answer)."""
     total = max(1, int(rate * seconds))
     free: asyncio.Queue[Connection] = asyncio.Queue()
     conns = [await Connection.open(HOST, port) for _ in range(64)]
@@ -70,7 +78,10 @@ async def _create_at_rate(
         try:
             if time.perf_counter() > deadline:
                 return
-            body = template.replace(objects.NAME, f"{prefix}{i}").replace("@T@", str(time.monotonic_ns()))
+            body = template.replace(objects.NAME, f"{prefix}{i}")
+            if fill is not None:
+                body = fill(body, i)
+            body = body.replace("@T@", str(time.monotonic_ns()))
             status, _ = await conn.roundtrip(build_request("POST", path, body.encode(), [JSON]))
         finally:
             free.put_nowait(conn)
@@ -94,12 +105,16 @@ async def _create_at_rate(
     return created, failed, elapsed
 
 
-def _start_watchers(ctx: Context, port: int, path: str, count: int) -> list[tuple[subprocess.Popen[str], str]]:
+def _start_watchers(
+    ctx: Context, port: int, path: str, count: int, *, numbered: bool = False
+) -> list[tuple[subprocess.Popen[str], str]]:
+    """`count` streams of `path`; `numbered`: stream i watches `path` with `@I@` replaced by i."""
     procs_out = []
     for index in range(0, count, PER_PROCESS):
         n = min(PER_PROCESS, count - index)
         out = str(ctx.tmp / f"latencies-{port}-{index}.bin")
-        cmd = [*ctx.where.pin_load(), *procs.python_cmd("bench.watchers", HOST, str(port), path, str(n), out)]
+        args = [HOST, str(port), path, str(n), out, *([str(index)] if numbered else [])]
+        cmd = [*ctx.where.pin_load(), *procs.python_cmd("bench.watchers", *args)]
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=procs.ROOT)
         procs_out.append((proc, out))
     for proc, _ in procs_out:
@@ -126,15 +141,21 @@ def run_fanout(
     watchers: int,
     rate: float,
     prefix: str,
+    *,
+    fill: Callable[[str, int], str] | None = None,
+    per_event: int | None = None,
 ) -> Fanout:
+    """One run; `fill` and numbered watchers (`@I@` in `watch_path`) when each event is for `per_event` of
+    the watchers only (all of them by default)."""
     seconds = 0.5 if ctx.settings.quick else 5.0
-    group = _start_watchers(ctx, server.port, watch_path, watchers) if watchers else []
+    numbered = "@I@" in watch_path
+    group = _start_watchers(ctx, server.port, watch_path, watchers, numbered=numbered) if watchers else []
     cpu_before = server.cpu()
     load_before = time.process_time() + sum(procs.cpu_seconds(p.pid) for p, _ in group)
-    created, failed, elapsed = ctx.run(_create_at_rate(server.port, create_path, template, rate, seconds, prefix))
+    created, failed, elapsed = ctx.run(_create_at_rate(server.port, create_path, template, rate, seconds, prefix, fill))
     if failed:
         ctx.note(f"watch on {server.name}: {failed} creates failed")
-    expected = created * watchers
+    expected = created * (watchers if per_event is None else per_event)
     deadline = time.monotonic() + (2.0 if ctx.settings.quick else 10.0)
     while group and time.monotonic() < deadline:
         if sum(int(_ask(p, "count")) for p, _ in group) >= expected:
@@ -157,7 +178,7 @@ def run_fanout(
     def pct(p: float) -> float:
         return ordered[min(len(ordered) - 1, int(len(ordered) * p))] / 1e6 if ordered else 0.0
 
-    dropped = sum(1 for c in counts if c < created)
+    dropped = sum(1 for c in counts if c < created) if per_event is None else 0
     if load_cpu > 0.85 * elapsed:
         ctx.note(f"watch on {server.name}, {watchers} watchers: the load core was busy {load_cpu / elapsed:.0%}")
     return Fanout(watchers, created, elapsed, sum(counts), max(dropped, closed), pct(0.5), pct(0.99), cpu, load_cpu)

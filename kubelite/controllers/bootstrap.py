@@ -84,3 +84,17 @@ async def bootstrap(registry: Registry, *, service_ip: str, advertise_address: s
         return obj
 
     await endpoints.update("default", "kubernetes", point_at_us, WriteParams(), allow_create=True)
+
+    # kube-apiserver publishes itself in an EndpointSlice of the same name too (what kubectl describe reads);
+    # without a managed-by label, so the EndpointSlice controller leaves it alone
+    slices = registry.store("discovery.k8s.io", "endpointslices")
+    endpoint = {"addresses": [advertise_address], "conditions": {"ready": True}}
+    slice_ports = [{"name": "https", "port": secure_port, "protocol": "TCP"}]
+
+    async def slice_at_us(current: Obj | None) -> Obj:
+        obj = current or {"metadata": {"name": "kubernetes", "namespace": "default"}}
+        obj["metadata"]["labels"] = {"kubernetes.io/service-name": "kubernetes"}
+        obj.update(addressType="IPv6" if ":" in advertise_address else "IPv4", endpoints=[endpoint], ports=slice_ports)
+        return obj
+
+    await slices.update("default", "kubernetes", slice_at_us, WriteParams(), allow_create=True)

@@ -50,9 +50,16 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
 
 
 def api_controllers() -> list[ControllerDescriptor]:
-    """The controllers that run as `system:kube-controller-manager` over HTTP, in start order."""
+    """The controllers that run as `system:kube-controller-manager` over HTTP, in kube's start order."""
+    from kubelite.controllers.batch import cronjob_controller, job_controller, ttl_after_finished_controller
+    from kubelite.controllers.daemonset import controller as daemonset
     from kubelite.controllers.disruption.controller import DisruptionController
+    from kubelite.controllers.endpoints.endpoints_controller import EndpointsController
+    from kubelite.controllers.endpoints.endpointslice_controller import EndpointSliceController
+    from kubelite.controllers.nodelifecycle.controller import NodeLifecycleController
+    from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
     from kubelite.controllers.resourcequota.controller import ResourceQuotaController
+    from kubelite.controllers.statefulset import controller as statefulset
     from kubelite.controllers.workloads.deployment_controller import build_deployment_controller
     from kubelite.controllers.workloads.replicaset_controller import (
         build_replica_set_controller,
@@ -60,13 +67,24 @@ def api_controllers() -> list[ControllerDescriptor]:
     )
 
     return [
-        ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
-        ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
+        ControllerDescriptor("endpoints-controller", ("endpoint",), EndpointsController),
+        ControllerDescriptor("endpointslice-controller", ("endpointslice",), EndpointSliceController),
         ControllerDescriptor(
             "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
         ),
-        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
         ControllerDescriptor("resourcequota-controller", ("resourcequota",), ResourceQuotaController),
+        ControllerDescriptor("daemonset-controller", ("daemonset",), daemonset.build),
+        ControllerDescriptor("job-controller", ("job",), job_controller.build),
+        ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),
+        ControllerDescriptor("replicaset-controller", ("replicaset",), build_replica_set_controller),
+        ControllerDescriptor("disruption-controller", ("disruption",), DisruptionController),
+        ControllerDescriptor("statefulset-controller", ("statefulset",), statefulset.build),
+        ControllerDescriptor("cronjob-controller", ("cronjob",), cronjob_controller.build),
+        ControllerDescriptor("node-lifecycle-controller", ("nodelifecycle",), NodeLifecycleController),
+        ControllerDescriptor("taint-eviction-controller", (), TaintEvictionController),
+        ControllerDescriptor(
+            "ttl-after-finished-controller", ("ttl-after-finished",), ttl_after_finished_controller.build
+        ),
     ]
 
 

@@ -1,8 +1,10 @@
 """Completes graceful pod deletion once the grace period is over.
 
 On a real cluster the kubelet stops a terminating pod's containers and then deletes the pod with a grace
-period of zero. kubelite runs no kubelet, so this controller stands in for that last step: a pod marked for
-deletion goes when its deletionGracePeriodSeconds have passed (finalizers still hold it, as they would).
+period of zero. A pod on a node no simulated kubelet runs (a Node created by hand, a server with `--nodes=0`)
+has nobody to take that step, so this controller stands in for it: a pod marked for deletion goes when its
+deletionGracePeriodSeconds have passed (finalizers still hold it, as they would). On simulated nodes the
+kubelet usually gets there first, once the containers stop.
 
 The shared pod informer feeds the keys of terminating pods into a delaying work queue. Reconciling a key reads
 the pod from the lister: before its deadline, the key is queued again for the time that remains; after it, the

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubelite.apimachinery.compact import compact_managed_fields, compact_spec_and_status
+from kubelite.apimachinery.meta import Obj
 from kubelite.registry.spec import ResourceSpec
 from kubelite.registry.store import Store
-from kubelite.registry.strategy import StatusStrategy, Strategy
+from kubelite.registry.strategy import StatusStrategy, Strategy, field_value
 from kubelite.registry.subresources import StatusStore
 from kubelite.registry.tables.base import TableSpec
 from kubelite.storage.cacher import Cacher
@@ -60,9 +61,22 @@ class StorageContext:
         spec = self.spec
         return spec.resource if spec.group in ("", "apps", "batch") else f"{spec.group}/{spec.resource}"
 
-    def cacher(self, *, compact_in_cache: bool) -> Cacher:
+    def cacher(self, *, compact_in_cache: bool, trigger_field: str | None = None) -> Cacher:
         compact = compact_spec_and_status if compact_in_cache else compact_managed_fields
-        cacher = Cacher(self.storage, f"/registry/{self.key_root()}/", compact=compact, clock=self.registry.clock)
+        trigger = None
+        if trigger_field is not None:
+            # the very reading of the field that field selectors match, so the index never disagrees with them
+            def trigger_value(obj: Obj, path: str = trigger_field) -> str:
+                return field_value(obj, path)
+
+            trigger = (trigger_field, trigger_value)
+        cacher = Cacher(
+            self.storage,
+            f"/registry/{self.key_root()}/",
+            compact=compact,
+            clock=self.registry.clock,
+            indexed_trigger=trigger,
+        )
         self.cachers.append(cacher)
         return cacher
 
@@ -70,7 +84,7 @@ class StorageContext:
         self, strategy: Strategy, *, table: TableSpec | None = None, store_type: type[Store] = Store, **extra: Any
     ) -> Store:
         """The generic Store of the resource over its own watch cache, printing with `table`."""
-        cacher = self.cacher(compact_in_cache=strategy.compact_in_cache)
+        cacher = self.cacher(compact_in_cache=strategy.compact_in_cache, trigger_field=strategy.watch_trigger_field)
         store = store_type(self.spec, strategy, cacher, key_root=self.key_root(), clock=self.registry.clock, **extra)
         store.table = table
         return store

@@ -30,6 +30,7 @@ from typing import Any
 from kubelite.apimachinery import errors, serializers
 from kubelite.apimachinery.errors import Cause, StatusError
 from kubelite.apimachinery.meta import Obj, deep_copy, new_uid, rfc3339
+from kubelite.apimachinery.selectors import EQUALS
 from kubelite.apimachinery.validation import (
     FieldError,
     go_quote,
@@ -188,6 +189,7 @@ class Store(DescribedBySpec):
             predicate=self.predicate(params),
             allow_bookmarks=params.allow_watch_bookmarks,
             send_initial_events=params.send_initial_events,
+            exact_fields=_exact_fields(params),
         )
         try:
             if self.cache is not None:
@@ -257,6 +259,7 @@ class Store(DescribedBySpec):
         ) + self.strategy.validate(obj)
         self._raise_invalid(obj, field_errors)
         self.strategy.canonicalize(obj)
+        _omit_empty_meta_lists(meta)
 
     # -- update --------------------------------------------------------------------------------------
 
@@ -386,6 +389,7 @@ class Store(DescribedBySpec):
         )
         self._raise_invalid(new, field_errors)
         strategy.canonicalize(new)
+        _omit_empty_meta_lists(new_meta)
         new["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
 
     # -- delete --------------------------------------------------------------------------------------
@@ -549,6 +553,13 @@ GC_ORPHAN = "orphan"
 GC_FOREGROUND = "foregroundDeletion"
 
 
+def _omit_empty_meta_lists(meta: dict[str, Any]) -> None:
+    # ObjectMeta's lists are omitempty: a patch that removes the last finalizer leaves no `finalizers: []`
+    for key in ("finalizers", "ownerReferences"):
+        if key in meta and meta[key] == []:
+            del meta[key]
+
+
 def _propagation_finalizer(params: DeleteParams) -> str | None:
     if params.propagation_policy == "Foreground":
         return GC_FOREGROUND
@@ -641,3 +652,15 @@ def _parse_match(match: str | None, rv: str | None) -> ResourceVersionMatch | No
             ],
         )
     return ResourceVersionMatch(match)
+
+
+def _exact_fields(params: ListParams) -> dict[str, str]:
+    """The field selector's `field=value` terms (the first for a field: every one must hold anyway)."""
+    fields = params.field_selector
+    if fields is None:
+        return {}
+    exact: dict[str, str] = {}
+    for req in fields.requirements:
+        if req.operator == EQUALS:
+            exact.setdefault(req.field, req.value)
+    return exact

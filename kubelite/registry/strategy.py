@@ -30,6 +30,9 @@ class Strategy:
     allow_create_on_update: bool = False
     #: extra field selector labels beyond metadata.name / metadata.namespace
     selectable_fields: tuple[str, ...] = ()
+    #: the selectable field the watch cache indexes its watchers by (kube's TriggerFunc): a watch pinning it
+    #: to a value hears only of objects with that value, not of every change (pods by spec.nodeName: kubelets)
+    watch_trigger_field: str | None = None
     #: DELETE answers with the deleted object rather than a Success Status (kube's ReturnDeletedObject)
     return_deleted_object: bool = False
     #: the /status subresource keeps the stored labels (kube's deployment status strategy)

@@ -14,7 +14,7 @@ cache hands events to a client's connection without knowing HTTP.
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -219,6 +219,10 @@ class WatchRequest:
     allow_bookmarks: bool = False
     #: sendInitialEvents=true: state as ADDED events, then a bookmark marking their end
     send_initial_events: bool | None = None
+    #: the `field=value` terms of the watch's field selector, which `predicate` requires (kube's
+    #: SelectionPredicate.MatcherIndex): a cache indexing one of these fields offers the watch only the
+    #: events of objects that have, or had, that value
+    exact_fields: Mapping[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -6,10 +6,12 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,11 +54,16 @@ class KubeliteProcess:
     log_path: Path | None = None
     #: run in the child before it starts (e.g. to lower a resource limit)
     preexec_fn: Callable[[], None] | None = None
+    #: the child's stdout lines, read by a thread so a silent child cannot outlast the start deadline
+    _lines: queue.Queue[str | None] = field(default_factory=queue.Queue, repr=False)
+    _reader: threading.Thread | None = field(default=None, repr=False)
     #: a whole simulated cluster (nodes, scheduler, workload controllers), as `kubelite serve` runs by default;
     #: without it the server is an API server alone, as envtest's, so pods stay as written
     cluster: bool = False
 
-    def start(self, *, timeout: float = 15.0) -> KubeliteProcess:
+    def start(self, *, timeout: float = 60.0) -> KubeliteProcess:
+        """Start the server and wait for its ready line. The deadline is generous because a loaded CI machine
+        can take many seconds to import and start; a server that misses it is killed, not left behind."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = self.data_dir / "server.log"
         args = [
@@ -77,11 +84,17 @@ class KubeliteProcess:
             self.proc = subprocess.Popen(
                 args, stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=self.preexec_fn
             )
+        self._lines = queue.Queue()
+        self._reader = threading.Thread(target=self._read_stdout, args=(self.proc, self._lines), daemon=True)
+        self._reader.start()
         deadline = time.monotonic() + timeout
-        assert self.proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=remaining)
+            except queue.Empty:
+                break
+            if line is None:
+                self.stop()
                 raise RuntimeError(f"kubelite exited early: {self.log_path.read_text()}")
             match = _PORT_LINE.search(line)
             if match:
@@ -91,7 +104,16 @@ class KubeliteProcess:
                     self.secure_port = int(match.group(2))
             if "kubelite: ready" in line:
                 return self
-        raise RuntimeError("kubelite did not become ready in time")
+        self.stop(signal.SIGKILL)
+        raise RuntimeError(f"kubelite did not become ready within {timeout:g} s: {self.log_path.read_text()}")
+
+    @staticmethod
+    def _read_stdout(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+        # drains the pipe for the child's whole life, so a chatty server never blocks on a full pipe
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.proc and self.proc.poll() is None:
@@ -101,6 +123,9 @@ class KubeliteProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if self._reader is not None:
+            self._reader.join(5)  # the child is gone: its pipe reaches end of file
+            self._reader = None
         if self.proc and self.proc.stdout:
             self.proc.stdout.close()
         self.proc = None

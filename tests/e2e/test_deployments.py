@@ -3,16 +3,16 @@ rollout (`create deployment`, `rollout status`), a rolling update within maxSurg
 and undo, scaling, pause/resume/restart, a ReplicationController from a manifest, and the ReplicaSet
 replacing, adopting and releasing pods; with the events `kubectl describe` shows.
 
-The controllers run in the server as `system:kube-controller-manager`. Pods are bound and started by the
-simulated scheduler and kubelets when this build has them; until then a stand-in in the test marks every
-pod Running and Ready through `pods/status` (and finishes deletions), as a kubelet would.
+The controllers run in the server as `system:kube-controller-manager`, the scheduler binds the pods to the
+two simulated nodes and their kubelets start them. The tests of time (minReadySeconds, the progress deadline)
+run the two controllers in the test process on a fake clock against an API server alone, where a stand-in
+marks pods Running and Ready as a kubelet would.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import json
 import re
 import threading
@@ -34,18 +34,13 @@ from tests.e2e.server import KubeliteProcess
 
 POD_TEMPLATE_HASH = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
-#: whether this build simulates nodes itself (scheduler and kubelets)
-SIMULATED_NODES = all(
-    importlib.util.find_spec(module) is not None
-    for module in ("kubelite.cluster.scheduler.component", "kubelite.cluster.kubelet.kubelet")
-)
 DEADLINE = 60.0
 #: a pod with this label is left Pending by the stand-in kubelet (no real kubelet runs where it is used)
 STUCK = "test.kubelite.io/stuck"
 
 
 class StandInKubelet(threading.Thread):
-    """What a kubelet would do to pods, where no simulated node runs them: every pod goes Running and
+    """What a kubelet would do to pods, for an API server that runs no nodes: every pod goes Running and
     Ready (but those labelled STUCK), and a pod being deleted goes at once."""
 
     def __init__(self, server: KubeliteProcess) -> None:
@@ -85,15 +80,9 @@ class StandInKubelet(threading.Thread):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeliteProcess]:
     proc = KubeliteProcess(tmp_path_factory.mktemp("deployments"), cluster=True, extra_args=["--nodes=2"]).start()
-    kubelet = None if SIMULATED_NODES else StandInKubelet(proc)
-    if kubelet is not None:
-        kubelet.start()
     try:
         yield proc
     finally:
-        if kubelet is not None:
-            kubelet.stopped.set()
-            kubelet.join(5)
         proc.stop()
 
 
@@ -260,6 +249,8 @@ def test_create_deployment_rolls_out_and_describe_shows_its_events(server: Kubel
 
     pods = pods_of(server, rs["metadata"]["uid"])
     assert len(pods) == 3
+    # bound by the scheduler, started by the nodes' kubelets
+    assert {pod["spec"]["nodeName"] for pod in pods} <= {"kubelite-node-0", "kubelite-node-1"}
     for pod in pods:
         assert pod["metadata"]["generateName"] == f"{rs_name}-"
         assert pod["metadata"]["labels"] == {
@@ -392,6 +383,22 @@ def test_pause_resume_and_restart(server: KubeliteProcess) -> None:
     restarted = rss[2]
     assert "kubectl.kubernetes.io/restartedAt" in restarted["spec"]["template"]["metadata"]["annotations"]
     assert [rs["spec"]["replicas"] for rs in rss] == [0, 0, 2]
+
+
+def test_recreate_starts_the_new_pods_once_the_old_ones_are_gone(server: KubeliteProcess, tmp_path: Path) -> None:
+    manifest = deployment_manifest("redo", 2, "  strategy:\n    type: Recreate\n")
+    apply_manifest(server, manifest, tmp_path, "redo")
+    rollout_status(server, "redo")
+    [old] = replica_sets_of(server, "redo")
+    server.kubectl("set", "image", "deployment/redo", "app=nginx:1.27")
+    rollout_status(server, "redo")
+    first, second = replica_sets_of(server, "redo")
+    assert first["metadata"]["name"] == old["metadata"]["name"]
+    assert wait_for_events(server, "Deployment", "redo", 3) == [
+        scaled(first["metadata"]["name"], "up", 0, 2),
+        scaled(first["metadata"]["name"], "down", 2, 0),
+        scaled(second["metadata"]["name"], "up", 0, 2),
+    ]
 
 
 # -- ReplicationControllers and ReplicaSets ------------------------------------------------------------------

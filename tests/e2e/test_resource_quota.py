@@ -94,7 +94,8 @@ def test_pods_move_used_and_the_third_is_refused(cluster: KubeliteProcess) -> No
     bare = cluster.kubectl("-n", ns, "run", "bare", "--image=nginx", check=False)
     assert bare.returncode == 1
     assert bare.stderr == (
-        'Error from server (Forbidden): pods "bare" is forbidden: failed quota: q: must specify requests.cpu for: bare\n'
+        'Error from server (Forbidden): pods "bare" is forbidden: '
+        "failed quota: q: must specify requests.cpu for: bare\n"
     )
 
     cluster.kubectl("-n", ns, "create", "-f", "-", input=pod_manifest("p1", "800m"))

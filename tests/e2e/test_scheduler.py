@@ -26,12 +26,14 @@ from tests.e2e.test_kubectl_support import create_namespace
 READY = {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status",
          "lastHeartbeatTime": "2026-01-01T00:00:00Z", "lastTransitionTime": "2026-01-01T00:00:00Z"}
 PREEMPTION = "no new claims to deallocate, preemption: "
+#: a loaded machine may take a while to start a server
+START_TIMEOUT = 60
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeliteProcess]:
     proc = KubeliteProcess(Path(tmp_path_factory.mktemp("scheduler")), cluster=True, extra_args=["--nodes=0"])
-    proc.start()
+    proc.start(timeout=START_TIMEOUT)
     yield proc
     proc.stop()
 
@@ -299,7 +301,8 @@ def test_a_binding_for_a_recreated_pod_is_refused(cluster: Cluster) -> None:
 def test_a_scheduler_stopped_and_run_again_picks_up_where_it_was(tmp_path: Path) -> None:
     """The component in this process, as a lead that lost its lease and won it back runs it again: the pods that
     arrived while it was stopped are placed once it runs again. Its own server runs no scheduler."""
-    proc = KubeliteProcess(tmp_path / "data", cluster=True, extra_args=["--nodes=0", "--scheduler=false"]).start()
+    proc = KubeliteProcess(tmp_path / "data", cluster=True, extra_args=["--nodes=0", "--scheduler=false"])
+    proc.start(timeout=START_TIMEOUT)
     cluster = Cluster(proc, "default")
 
     async def scenario() -> None:

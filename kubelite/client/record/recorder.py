@@ -21,11 +21,13 @@ from typing import Any
 
 from kubelite.client.clock import Clock, RealClock
 from kubelite.client.dynamic import DynamicClient, ResourceClient
-from kubelite.client.errors import ClientError, NotFound
+from kubelite.client.errors import AlreadyExists, ClientError, NotFound
 
 log = logging.getLogger(__name__)
 
 EVENTS = ("", "v1", "events")
+#: names tried for one new Event before it is given up
+_NAME_ATTEMPTS = 16
 NORMAL = "Normal"
 WARNING = "Warning"
 
@@ -132,10 +134,11 @@ class EventRecorder:
                 pass  # expired on the server: start over
         namespace = reference.get("namespace") or "default"
         name = f"{reference.get('name', 'unknown')}.{int(at * 1e9):x}"
+        metadata = {"name": name, "namespace": namespace}
         body = {
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": name, "namespace": namespace},
+            "metadata": metadata,
             "involvedObject": reference,
             "reason": reason,
             "message": message,
@@ -148,7 +151,18 @@ class EventRecorder:
             "reportingComponent": self.component,
             "reportingInstance": self.host,
         }
-        await self.events.namespace(namespace).create(body)
+        for _ in range(_NAME_ATTEMPTS):
+            try:
+                await self.events.namespace(namespace).create(body)
+                break
+            except AlreadyExists:
+                # another event of the same instant (a clock that has not moved, or one too coarse): the next
+                # nanosecond's name
+                nanos = int(name.rsplit(".", 1)[1], 16) + 1
+                name = f"{reference.get('name', 'unknown')}.{nanos:x}"
+                metadata["name"] = name
+        else:
+            raise AlreadyExists({"message": f"no free name for an event about {reference.get('name')}", "code": 409})
         self._seen[key] = _Seen(name, namespace, 1, at, at)
         self._seen.move_to_end(key)
         while len(self._seen) > self._max_seen:

@@ -226,11 +226,10 @@ class Kubelet:
             found.append((events.ALLOCATABLE_ENFORCED, events.ALLOCATABLE_ENFORCED_MESSAGE))
         found += [item for item in changed if item[0] in ("NodeReady", "NodeNotReady")]
         at = self.clock.now()
+        # all Normal, NodeNotReady too (recordNodeStatusEvent)
         for sequence, (reason, message) in enumerate(found):
-            kind = events.NORMAL
-            self.events.post(events.node_event(
-                self.name, reason=reason, message=message, when=now, sequence=sequence, event_type=kind,
-            ), at)
+            event = events.node_event(self.name, reason=reason, message=message, when=now, sequence=sequence)
+            self.events.post(event, at)
 
     # -- the queue ---------------------------------------------------------------------------------------------
 

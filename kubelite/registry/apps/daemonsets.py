@@ -11,8 +11,42 @@ from kubelite.registry.registration import stored
 from kubelite.registry.tables.apps import DAEMON_SET_TABLE
 from kubelite.registry.validation import workloads as rules
 
+#: apps/v1 carries the internal spec.templateGeneration in this annotation (apps/v1 conversion)
+TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+
+
+def _template_generation(obj: Obj) -> int:
+    raw = ((obj.get("metadata") or {}).get("annotations") or {}).get(TEMPLATE_GENERATION)
+    try:
+        return int(raw) if raw is not None else 0
+    except (TypeError, ValueError):
+        return 0
+
+
+def _set_template_generation(obj: Obj, generation: int) -> None:
+    meta = obj.setdefault("metadata", {})
+    meta["annotations"] = {**(meta.get("annotations") or {}), TEMPLATE_GENERATION: str(generation)}
+
+
+def _template(obj: Obj) -> Any:
+    spec = obj.get("spec")
+    return spec.get("template") if isinstance(spec, dict) else None
+
 
 class DaemonSetStrategy(WorkloadStrategy):
+    def prepare_for_create(self, obj: Obj) -> None:
+        """The template generation starts at 1 (the DaemonSet strategy's PrepareForCreate)."""
+        super().prepare_for_create(obj)
+        _set_template_generation(obj, max(_template_generation(obj), 1))
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        """A template change raises the template generation; nothing else moves it."""
+        super().prepare_for_update(new, old)
+        generation = _template_generation(old)
+        if _template(new) != _template(old):
+            generation += 1
+        _set_template_generation(new, generation)
+
     def default_spec(self, obj: Obj, spec: dict[str, Any]) -> None:
         """SetDefaults_DaemonSet."""
         update = spec.get("updateStrategy")

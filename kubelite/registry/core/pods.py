@@ -228,6 +228,7 @@ class PodStrategy(Strategy):
     tracks_generation = True
     return_deleted_object = True
     compact_in_cache = True
+    watch_trigger_field = "spec.nodeName"
     selectable_fields = (
         "spec.nodeName",
         "spec.restartPolicy",
@@ -266,7 +267,9 @@ class PodStrategy(Strategy):
             return 0  # nothing runs it: nothing to wait for
         if requested is not None:
             return max(requested, 0)
-        return int(spec.get("terminationGracePeriodSeconds") or DEFAULT_GRACE_SECONDS)
+        # an explicit 0 deletes at once, as kube's; only an absent value means the default
+        period = spec.get("terminationGracePeriodSeconds")
+        return max(int(period), 0) if isinstance(period, int) else DEFAULT_GRACE_SECONDS
 
 
 def _qos_class(spec: dict[str, Any]) -> str:

@@ -11,6 +11,13 @@ watches are served from memory; exact-revision lists and continuations read stor
 The cacher is a `Storage` (the registry may be given the bare backend instead) and a `WatchCache`: the
 shared reads and the client watch (`watch_stream`) only a cache can serve.
 
+An event is offered to the watchers that may see it, not to all (kube's indexed trigger): given a field to
+index (pods' spec.nodeName), a watch whose field selector pins that field to a value is kept under the value,
+and an event goes to the watchers of its object's value before and after the change, and to every watcher
+without a pin. The others' predicates require the value, so neither state could match them: they would
+have dropped the event anyway. A thousand kubelets each watching their node's pods so cost a dict lookup per
+event rather than a thousand predicate calls.
+
 When the storage list or watch fails, the cacher relists after an exponential backoff with jitter (on the
 injected clock, so shutdown interrupts it and tests step it). Each failure's traceback is released at once:
 an asyncio future and the frame awaiting it form a reference cycle through the exception, which would keep
@@ -26,7 +33,7 @@ import heapq
 import logging
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from sortedcontainers import SortedList
 
@@ -75,6 +82,7 @@ class Cacher:
         compact: Callable[[Obj], None] = compact_managed_fields,
         clock: Clock | None = None,
         backoff: ExponentialBackoff | None = None,
+        indexed_trigger: tuple[str, Callable[[Obj], str]] | None = None,
     ) -> None:
         self.storage = storage
         self.clock = clock or RealClock()
@@ -99,7 +107,14 @@ class Cacher:
         #: the window holds every event after this revision: the last list's, until events fall out of it
         self._window_floor = 0
         self._watcher_queue_size = watcher_queue_size
+        #: every watcher, for what reaches them all (bookmarks, progress, shutdown, a relist)
         self._watchers: set[CacheWatcher] = set()
+        #: the field watchers are indexed by, and its value in an object (as field selectors read it)
+        self._trigger_field: str | None = indexed_trigger[0] if indexed_trigger else None
+        self._trigger_value: Callable[[Obj], str] | None = indexed_trigger[1] if indexed_trigger else None
+        #: the watchers whose selector pins the indexed field, by the value; and all the others
+        self._pinned: dict[str, set[CacheWatcher]] = {}
+        self._unpinned: set[CacheWatcher] = set()
         self.revision = 0
         self._revision_changed = asyncio.Condition()
         self._ready = asyncio.Event()
@@ -202,8 +217,30 @@ class Cacher:
             # the oldest event falls out: nothing of this resource happened between it and the next one
             self._window_floor = self._window[1].revision - 1 if len(self._window) > 1 else event.revision - 1
         self._window.append(event)
-        for watcher in list(self._watchers):
+        self._dispatch(event)
+
+    def _dispatch(self, event: WatchEvent) -> None:
+        # copies: a watcher that overflows leaves its set while the loop runs
+        for watcher in list(self._unpinned):
             watcher.offer(event)
+        pinned = self._pinned
+        if not pinned:
+            return
+        value_of = self._trigger_value
+        assert value_of is not None  # watchers are pinned only when there is a field to pin
+        value = value_of(event.obj)
+        targets = pinned.get(value)
+        if targets:
+            for watcher in list(targets):
+                watcher.offer(event)
+        if event.prev is not None:
+            before = value_of(event.prev)
+            if before != value:
+                # it moved off that value: those watchers see it leave (a DELETED, from selector_view)
+                targets = pinned.get(before)
+                if targets:
+                    for watcher in list(targets):
+                        watcher.offer(event)
 
     def _label_index(self) -> dict[tuple[str, str], set[str]]:
         if self._by_label is None:
@@ -446,7 +483,7 @@ class Cacher:
         for event in backlog:
             watcher.offer(event)
         watcher.after_revision = max(self.revision, start)  # a revision not reached yet: from there
-        self._watchers.add(watcher)
+        self._register(watcher)  # storage's predicate is opaque: every event is offered
         return watcher
 
     def _new_watcher(
@@ -464,10 +501,36 @@ class Cacher:
             predicate=predicate,
             queue_size=self._watcher_queue_size + backlog,
             allow_bookmarks=allow_bookmarks,
-            on_stop=self._watchers.discard,
+            on_stop=self._forget,
             current_revision=lambda: self.revision,
             transitions=transitions,
         )
+
+    def _register(self, watcher: CacheWatcher, exact_fields: Mapping[str, str] | None = None) -> None:
+        """Start offering events to `watcher`: all of them, or with the indexed field pinned by its selector
+        (`exact_fields`, terms its predicate requires), those of objects with that value before or after."""
+        if watcher.stopped:
+            return
+        field = self._trigger_field
+        value = exact_fields.get(field) if exact_fields and field is not None else None
+        watcher.trigger_value = value
+        self._watchers.add(watcher)
+        if value is None:
+            self._unpinned.add(watcher)
+        else:
+            self._pinned.setdefault(value, set()).add(watcher)
+
+    def _forget(self, watcher: CacheWatcher) -> None:
+        self._watchers.discard(watcher)
+        value = watcher.trigger_value
+        if value is None:
+            self._unpinned.discard(watcher)
+            return
+        watchers = self._pinned.get(value)
+        if watchers is not None:
+            watchers.discard(watcher)
+            if not watchers:
+                del self._pinned[value]
 
     async def watch_stream(self, req: WatchRequest) -> CacheWatcher:
         """A client's watch (see WatchCache.watch_stream)."""
@@ -497,7 +560,7 @@ class Cacher:
             else:
                 watcher.offer(event)
         watcher.after_revision = self.revision
-        self._watchers.add(watcher)
+        self._register(watcher, req.exact_fields)
         return watcher
 
     def send_bookmarks(self) -> None:

@@ -51,6 +51,8 @@ class CacheWatcher:
         self.transitions = transitions
         #: storage's progress_notify: `progress` bookmarks reach this watcher
         self.progress_notify = False
+        #: the value of the cacher's indexed field its selector pins, under which the cacher keeps it
+        self.trigger_value: str | None = None
 
     def offer(self, event: WatchEvent) -> None:
         """Queue the event as this watcher should see it; close the watcher if it cannot keep up."""
