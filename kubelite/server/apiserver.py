@@ -32,7 +32,7 @@ from kubelite.controllers.bootstrap import bootstrap
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import build_controllers, run_controllers
-from kubelite.controllers.resourcequota.admission import check_request
+from kubelite.controllers.resourcequota import admission as quota
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
@@ -193,7 +193,7 @@ class APIServer:
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
             mutating=[ServiceAccountAdmission(get_service_account), DefaultTolerationSeconds()],
-            validating=[lifecycle, resource_quota(registry, check_request)],
+            validating=[lifecycle, resource_quota(registry, quota.handles, quota.check_request)],
         )
         routes = ResourceRoutes()
         options = ScopeOptions(

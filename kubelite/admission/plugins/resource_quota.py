@@ -25,8 +25,8 @@ log = logging.getLogger(__name__)
 #: kube's evaluator tries a write's quotas this many times before giving up on conflicts
 RETRIES = 3
 
-#: the namespace's quotas, current
-QuotaLister = Callable[[str], Awaitable[list[Obj]]]
+#: the namespace's quotas: as the watch cache has them (`fresh` False) or as stored now (`fresh` True)
+QuotaLister = Callable[[str, bool], Awaitable[list[Obj]]]
 #: stores a quota's status (its resourceVersion the optimistic lock); raises a 409 StatusError on conflict
 QuotaStatusWriter = Callable[[Obj], Awaitable[Obj]]
 
@@ -34,6 +34,14 @@ QuotaStatusWriter = Callable[[Obj], Awaitable[Obj]]
 class Verdict(Protocol):
     refusal: str | None
     charged: dict[int, dict[str, str]]
+
+
+class QuotaHandles(Protocol):
+    """Whether a write may change any quota's usage at all (most updates cannot), asked before quotas are read."""
+
+    def __call__(
+        self, operation: str, group: str, resource: str, subresource: str, obj: Obj, old: Obj | None
+    ) -> bool: ...
 
 
 class QuotaCheck(Protocol):
@@ -60,10 +68,16 @@ def _name(attrs: Attributes, obj: Obj | None) -> str:
 
 class ResourceQuotaAdmission:
     def __init__(
-        self, list_quotas: QuotaLister, write_status: QuotaStatusWriter, check: QuotaCheck, clock: Clock | None = None
+        self,
+        list_quotas: QuotaLister,
+        write_status: QuotaStatusWriter,
+        handles: QuotaHandles,
+        check: QuotaCheck,
+        clock: Clock | None = None,
     ) -> None:
         self._list = list_quotas
         self._write = write_status
+        self._handles = handles
         self._check = check
         self._clock = clock or RealClock()
 
@@ -75,19 +89,25 @@ class ResourceQuotaAdmission:
         if attrs.subresource or not attrs.namespace or attrs.operation not in ("CREATE", "UPDATE") or obj is None:
             return
         spec = attrs.spec
+        if not self._handles(attrs.operation, spec.group, spec.resource, attrs.subresource, obj, old):
+            return
         names: set[str] | None = None  # the quotas still to charge (all at first)
         last: StatusError | None = None
-        for _ in range(RETRIES):
-            quotas = sorted(await self._list(attrs.namespace), key=lambda q: str(q["metadata"].get("name")))
+        fresh = False
+        for _ in range(RETRIES + 1):  # (one more when the cache's copy needs confirming)
+            # the cache's quotas first (kube reads an informer's); after a conflict, storage's
+            listed = await self._list(attrs.namespace, fresh)
+            quotas = sorted(listed, key=lambda q: str(q["metadata"].get("name")))
             if names is not None:
                 quotas = [q for q in quotas if q["metadata"].get("name") in names]
             if not quotas:
                 return
             now = self._clock.now()
-            verdict = self._check(
-                quotas, attrs.operation, spec.group, spec.resource, attrs.subresource, obj, old, now
-            )
+            verdict = self._check(quotas, attrs.operation, spec.group, spec.resource, attrs.subresource, obj, old, now)
             if verdict.refusal is not None:
+                if not fresh:  # a refusal stands on the stored quotas, not on a cache a moment behind
+                    fresh = True
+                    continue
                 raise errors.forbidden(spec.group_resource, _name(attrs, obj), verdict.refusal)
             if attrs.dry_run or not verdict.charged:
                 return  # a dry run is checked but charges nothing
@@ -105,21 +125,21 @@ class ResourceQuotaAdmission:
                     conflicted.add(str(quota["metadata"].get("name")))
             if not conflicted:
                 return
-            names = conflicted
+            names, fresh = conflicted, True
         log.info("resource quota: giving up charging %s after %d conflicts", sorted(names or ()), RETRIES)
         assert last is not None
         raise last
 
 
-def on_registry(registry: Any, check: QuotaCheck) -> ResourceQuotaAdmission:
+def on_registry(registry: Any, handles: QuotaHandles, check: QuotaCheck) -> ResourceQuotaAdmission:
     """The plugin reading and charging quotas through the registry's resourcequotas store and its /status."""
     from kubelite.registry.options import ListParams, WriteParams
 
     quotas = registry.store("", "resourcequotas")
     status = registry.subresources[("", "resourcequotas")]["status"]
 
-    async def list_quotas(namespace: str) -> list[Obj]:
-        found = await quotas.list(namespace, ListParams())
+    async def list_quotas(namespace: str, fresh: bool) -> list[Obj]:
+        found = await quotas.list(namespace, ListParams(resource_version=None if fresh else "0"))
         return list(found.get("items") or [])
 
     async def write_status(quota: Obj) -> Obj:
@@ -130,4 +150,4 @@ def on_registry(registry: Any, check: QuotaCheck) -> ResourceQuotaAdmission:
         stored, _ = await status.update(meta["namespace"], meta["name"], replace, WriteParams())
         return dict(stored)
 
-    return ResourceQuotaAdmission(list_quotas, write_status, check, registry.clock)
+    return ResourceQuotaAdmission(list_quotas, write_status, handles, check, registry.clock)

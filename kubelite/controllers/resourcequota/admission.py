@@ -30,6 +30,11 @@ class Verdict:
     charged: dict[int, dict[str, str]] = field(default_factory=dict)
 
 
+def handles(operation: str, group: str, resource: str, subresource: str, obj: Obj, old: Obj | None) -> bool:
+    """Whether the write can change usage of the resource's evaluator (kube's Evaluator.Handles)."""
+    return evaluator_for((group, resource)).handles(operation, subresource, obj, old)
+
+
 def check_request(
     quotas: list[Obj],
     operation: str,

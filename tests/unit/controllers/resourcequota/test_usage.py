@@ -92,13 +92,9 @@ def test_scopes_select_pods() -> None:
     assert status_of(quota({"pods": "9"}, scopes=["BestEffort"]), objects)["used"] == {"pods": "1"}
     assert status_of(quota({"pods": "9"}, scopes=["NotBestEffort"]), objects)["used"] == {"pods": "3"}
     assert status_of(quota({"pods": "9"}, scopes=["Terminating"]), objects)["used"] == {"pods": "1"}
-    assert status_of(quota({"pods": "9"}, scopes=["NotTerminating", "NotBestEffort"]), objects)["used"] == {
-        "pods": "2"
-    }
+    assert status_of(quota({"pods": "9"}, scopes=["NotTerminating", "NotBestEffort"]), objects)["used"] == {"pods": "2"}
     selector = {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]}
-    assert status_of(quota({"requests.cpu": "9"}, scopeSelector=selector), objects)["used"] == {
-        "requests.cpu": "300m"
-    }
+    assert status_of(quota({"requests.cpu": "9"}, scopeSelector=selector), objects)["used"] == {"requests.cpu": "300m"}
     not_in = {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "NotIn", "values": ["high"]}]}
     assert status_of(quota({"pods": "9"}, scopeSelector=not_in), objects)["used"] == {"pods": "3"}
 
