@@ -199,3 +199,47 @@ def test_deployment_over_quota_reports_replica_failure(cluster: KubeliteProcess)
     wait_used(cluster, ns, "q", {"pods": "1"})
     pods = cluster.http("GET", f"/api/v1/namespaces/{ns}/pods").json()["items"]
     assert len(pods) == 1
+
+
+def test_scoped_quota_and_claims_by_storage_class(cluster: KubeliteProcess) -> None:
+    ns = "quota-scopes"
+    namespace(cluster, ns)
+    cluster.kubectl("-n", ns, "create", "quota", "besteffort", "--hard=pods=1", "--scopes=BestEffort")
+    gold = "gold.storageclass.storage.k8s.io/persistentvolumeclaims"
+    cluster.kubectl("-n", ns, "create", "quota", "storage", f"--hard=requests.storage=3Gi,{gold}=1")
+    wait_used(cluster, ns, "besteffort", {"pods": "0"})
+    wait_used(cluster, ns, "storage", {gold: "0", "requests.storage": "0"})
+
+    cluster.kubectl("-n", ns, "run", "free", "--image=nginx")
+    second = cluster.kubectl("-n", ns, "run", "free2", "--image=nginx", check=False)
+    assert second.stderr == (
+        'Error from server (Forbidden): pods "free2" is forbidden: exceeded quota: besteffort, '
+        "requested: pods=1, used: pods=1, limited: pods=1\n"
+    )
+    # a pod with requests is outside the BestEffort scope
+    cluster.kubectl("-n", ns, "create", "-f", "-", input=pod_manifest("burstable", "100m"))
+    wait_used(cluster, ns, "besteffort", {"pods": "1"})
+
+    def claim(name: str, storage_class: str, size: str) -> str:
+        return json.dumps({
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name},
+            "spec": {"storageClassName": storage_class, "accessModes": ["ReadWriteOnce"],
+                     "resources": {"requests": {"storage": size}}},
+        })  # fmt: skip
+
+    cluster.kubectl("-n", ns, "create", "-f", "-", input=claim("gold-1", "gold", "1Gi"))
+    refused = cluster.kubectl("-n", ns, "create", "-f", "-", input=claim("gold-2", "gold", "1Gi"), check=False)
+    assert refused.stderr == (
+        'Error from server (Forbidden): error when creating "STDIN": persistentvolumeclaims "gold-2" is forbidden: '
+        f"exceeded quota: storage, requested: {gold}=1, used: {gold}=1, limited: {gold}=1\n"
+    )
+    cluster.kubectl("-n", ns, "create", "-f", "-", input=claim("silver", "silver", "1536Mi"))
+    wait_used(cluster, ns, "storage", {gold: "1", "requests.storage": "2560Mi"})
+    too_big = cluster.kubectl("-n", ns, "create", "-f", "-", input=claim("big", "silver", "1Gi"), check=False)
+    assert too_big.stderr == (
+        'Error from server (Forbidden): error when creating "STDIN": persistentvolumeclaims "big" is forbidden: '
+        "exceeded quota: storage, requested: requests.storage=1Gi, used: requests.storage=2560Mi, "
+        "limited: requests.storage=3Gi\n"
+    )

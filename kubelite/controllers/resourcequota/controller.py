@@ -1,11 +1,12 @@
 """The resource quota controller (kube's pkg/controller/resourcequota): keeps every ResourceQuota's
 status.hard and status.used current, over HTTP as `system:kube-controller-manager`.
 
-A quota is recalculated when it changes, whenever an object of a kind it may count changes in its namespace
-(kube's replenishment), when a deleted pod's grace period runs out (it stops being charged then), and on a
-full resync every five minutes. Pods, services, claims, config maps, secrets, replication controllers and
-quotas have informers from the start; a `count/<resource>.<group>` of any other resource gets one, found
-through discovery, the first time a quota asks for it (kube's quota monitor discovers them up front).
+A quota is recalculated when it is created or its limits change, whenever an object of a kind it limits
+changes in its namespace (kube's replenishment), when a deleted pod's grace period runs out (it stops being
+charged then), and on a full resync every five minutes. Pods, services, claims, config maps, secrets,
+replication controllers and quotas have informers from the start; a `count/<resource>.<group>` of any other
+resource gets one, found through discovery, the first time a quota asks for it (kube's quota monitor
+discovers them up front).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 
 from kubelite.apimachinery.meta import Obj
 from kubelite.client.cache.factory import GenericInformer
+from kubelite.client.cache.handlers import ResourceEventHandlerFuncs, deleted_object
 from kubelite.client.cache.keys import meta_namespace_key, split_meta_namespace_key
+from kubelite.client.cache.wait import wait_for_cache_sync
 from kubelite.client.component import ComponentClient
 from kubelite.client.controller import Controller
 from kubelite.client.errors import ApiError, Conflict, NotFound
@@ -26,6 +29,7 @@ from kubelite.controllers.resourcequota.usage import (
     GroupResource,
     charge_ends_at,
     count_target,
+    evaluator_for,
     quota_status,
 )
 
@@ -45,8 +49,9 @@ class ResourceQuotaController:
         self.quotas = clients.informers.for_resource(QUOTAS)
         self.api = clients.resource(*QUOTAS)
         self.controller = Controller("resourcequota", self.reconcile, workers=1, clock=self.clock)
-        # a quota's own change, and any quota's (count/resourcequotas), recalculates the namespace's quotas
-        self.controller.watch(self.quotas.informer, keys=self._quotas_of)
+        self._quota_handler = self.quotas.informer.add_event_handler(
+            ResourceEventHandlerFuncs(add=self._quota_added, update=self._quota_updated, delete=self._quota_deleted)
+        )
         self.tracked: dict[GroupResource, GenericInformer] = {}
         for group, resource in CORE_EVALUATORS:
             self._track((group, resource), (group, "v1", resource))
@@ -55,15 +60,43 @@ class ResourceQuotaController:
 
     def _track(self, gr: GroupResource, gvr: tuple[str, str, str]) -> GenericInformer:
         informer = self.tracked[gr] = self.clients.informers.for_resource(gvr)
-        if gr != ("", "resourcequotas"):
-            self.controller.watch(informer.informer, keys=self._quotas_of)
+        if gr != ("", "resourcequotas"):  # quotas have their own handler
+            self.controller.watch(informer.informer, keys=lambda obj: self._replenish(gr, obj))
         return informer
 
-    def _quotas_of(self, obj: Any) -> list[str]:
+    def _replenish(self, gr: GroupResource, obj: Any) -> list[str]:
+        """replenishQuota: the namespace's quotas that limit something of `gr`."""
         namespace = mapping(obj.get("metadata")).get("namespace", "")
         if not namespace:
             return []
-        return [meta_namespace_key(quota) for quota in self.quotas.lister.namespace(namespace).list()]
+        evaluator = evaluator_for(gr)
+        return [
+            meta_namespace_key(quota)
+            for quota in self.quotas.lister.namespace(namespace).list()
+            if evaluator.matching(_hard_names(quota))
+        ]
+
+    # A quota is recalculated when it appears or its limits change, never for a change of its status alone:
+    # admission charges status.used before the object it charged for is stored, and a recalculation then
+    # would count the objects without it and give the charge back (kube ignores status updates for this).
+
+    def _quota_added(self, quota: Any) -> None:
+        self.controller.queue.add(meta_namespace_key(quota))
+        self._replenish_quota_counts(quota)
+
+    def _quota_updated(self, old: Any, quota: Any) -> None:
+        spec, old_spec = mapping(quota.get("spec")), mapping(old.get("spec"))
+        if spec != old_spec or mapping(quota.get("status")).get("hard") != spec.get("hard"):
+            self.controller.queue.add(meta_namespace_key(quota))
+
+    def _quota_deleted(self, quota: Any) -> None:
+        target = deleted_object(quota)
+        if target is not None:
+            self._replenish_quota_counts(target)
+
+    def _replenish_quota_counts(self, quota: Any) -> None:
+        for key in self._replenish(("", "resourcequotas"), quota):
+            self.controller.queue.add(key)
 
     async def _ensure_tracked(self, quota: Obj) -> bool:
         """Informers for every `count/` resource the quota names; False while one has not listed yet."""
@@ -129,7 +162,12 @@ class ResourceQuotaController:
         return wait
 
     async def run(self) -> None:
+        await wait_for_cache_sync(self._quota_handler.has_synced, clock=self.clock)
         await self.controller.run()
+
+
+def _hard_names(quota: Any) -> set[str]:
+    return set(mapping(mapping(quota.get("spec")).get("hard"))) | set(mapping(mapping(quota.get("status")).get("hard")))
 
 
 def _normalised(status: object) -> dict[str, Any]:
