@@ -19,7 +19,9 @@ from kubelite.cluster.scheduler.queue import pod_uid
 from kubelite.cluster.scheduler.snapshot import Snapshot
 
 CLEANUP_PERIOD: Final = 1.0  # cleanAssumedPeriod
-ASSUMED_TTL: Final = 30.0
+#: kube-scheduler's durationToExpireAssumedPod: 0 since expiring raced with slow bindings and counted pods twice
+#: (kubernetes#106361); an assumed pod waits for its bound state or a failed binding, however long
+ASSUMED_TTL: Final = 0.0
 
 
 def assigned(pod: Mapping[str, Any]) -> bool:
