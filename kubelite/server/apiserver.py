@@ -21,6 +21,7 @@ from kubelite.admission.plugins.default_storage_class import DefaultStorageClass
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kubelite.admission.plugins.priority import PriorityAdmission
+from kubelite.admission.plugins.resource_quota import on_registry as resource_quota
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
@@ -36,6 +37,7 @@ from kubelite.controllers.certificates.signer import CertificateAuthority
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import build_controllers, run_controllers
+from kubelite.controllers.resourcequota import admission as quota
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
@@ -224,7 +226,8 @@ class APIServer:
                 DefaultTolerationSeconds(),
                 DefaultStorageClass(list_storage_classes),
             ],
-            validating=[lifecycle, priority],
+            # ResourceQuota comes last: it charges usage only for what every other plugin let through
+            validating=[lifecycle, priority, resource_quota(registry, quota.handles, quota.check_request)],
         )
         routes = ResourceRoutes()
         options = ScopeOptions(
