@@ -46,6 +46,8 @@ IN_PROCESS: dict[str, tuple[str, ...]] = {
     # kubelite's: finishes graceful deletion of pods no kubelet of kubelite runs (their grace period ends)
     "pod-termination-controller": ("podtermination",),
     "garbage-collector-controller": ("garbagecollector",),
+    # signs with the cluster CA's key, which stays in the API server's process
+    "csrsigning-controller": ("csrsigning",),
 }
 
 
@@ -63,6 +65,8 @@ def api_controllers() -> list[ControllerDescriptor]:
     from kubelite.controllers.nodelifecycle.controller import NodeLifecycleController
     from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
     from kubelite.controllers.podautoscaler.controller import build_horizontal_pod_autoscaler_controller
+    from kubelite.controllers.podgc.controller import build_pod_gc_controller
+    from kubelite.controllers.resourcequota.controller import ResourceQuotaController
     from kubelite.controllers.statefulset import controller as statefulset
     from kubelite.controllers.volume.binder_controller import PersistentVolumeBinder
     from kubelite.controllers.volume.provisioner_controller import VolumeProvisioner
@@ -78,6 +82,8 @@ def api_controllers() -> list[ControllerDescriptor]:
         ControllerDescriptor(
             "replicationcontroller-controller", ("replicationcontroller",), build_replication_controller_manager
         ),
+        ControllerDescriptor("pod-garbage-collector-controller", ("podgc",), build_pod_gc_controller),
+        ControllerDescriptor("resourcequota-controller", ("resourcequota",), ResourceQuotaController),
         ControllerDescriptor("daemonset-controller", ("daemonset",), daemonset.build),
         ControllerDescriptor("job-controller", ("job",), job_controller.build),
         ControllerDescriptor("deployment-controller", ("deployment",), build_deployment_controller),

@@ -15,6 +15,8 @@ import logging
 
 from kubelite.client.clock import Clock
 from kubelite.controllers.catalog import ControlLoop
+from kubelite.controllers.certificates.signer import CertificateAuthority
+from kubelite.controllers.certificates.signer_controller import CSRSigningController
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.namespace import NamespaceController
@@ -34,10 +36,11 @@ def build_controllers(
     root_ca: str,
     clock: Clock | None = None,
     selection: ControllerSelection = ALL,
+    signing_ca: CertificateAuthority | None = None,
 ) -> list[ControlLoop]:
     """Every selected in-process controller, its informers requested and its handlers added (nothing runs
     yet). `clock` is what the controllers wait on (their work queues' delays and retries, the pods' grace
-    periods); the informers keep their factory's."""
+    periods); the informers keep their factory's. Without `signing_ca` no CSR is signed."""
     loops: list[ControlLoop] = []
     if selection.enabled("namespace-controller"):
         loops.append(NamespaceController(registry, informers, clock=clock))
@@ -49,6 +52,8 @@ def build_controllers(
         loops.append(PodTerminationController(registry, informers, clock=clock))
     if selection.enabled("garbage-collector-controller"):
         loops.append(GarbageCollector(registry, informers, clock=clock))
+    if signing_ca is not None and selection.enabled("csrsigning-controller"):
+        loops.append(CSRSigningController(registry, informers, signing_ca, clock=clock))
     return loops
 
 

@@ -9,6 +9,7 @@ from kubelite.registry.apps import controllerrevisions, daemonsets, deployments,
 from kubelite.registry.autoscaling import horizontalpodautoscalers
 from kubelite.registry.batch import cronjobs, jobs
 from kubelite.registry.catalog import BUILTIN_RESOURCES
+from kubelite.registry.certificates import certificatesigningrequests
 from kubelite.registry.coordination import leases
 from kubelite.registry.core import (
     configmaps,
@@ -67,6 +68,7 @@ BUILTIN_REGISTRATIONS: dict[tuple[str, str], Registration] = {
         horizontalpodautoscalers.REGISTRATION,
         cronjobs.REGISTRATION,
         jobs.REGISTRATION,
+        certificatesigningrequests.REGISTRATION,
         leases.REGISTRATION,
         endpointslices.REGISTRATION,
         events.EVENTS_V1_REGISTRATION,

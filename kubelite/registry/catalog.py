@@ -234,6 +234,18 @@ BUILTIN_RESOURCES: tuple[ResourceSpec, ...] = (
         subresources=(STATUS,),
     ),
     ResourceSpec("batch", "v1", "jobs", "Job", "job", True, categories=_ALL, subresources=(STATUS,)),
+    # certificates.k8s.io/v1
+    ResourceSpec(
+        "certificates.k8s.io",
+        "v1",
+        "certificatesigningrequests",
+        "CertificateSigningRequest",
+        "certificatesigningrequest",
+        False,
+        short_names=("csr",),
+        subresources=(SubresourceSpec("approval"), STATUS),
+        name_rule="path",
+    ),
     # coordination.k8s.io/v1
     ResourceSpec("coordination.k8s.io", "v1", "leases", "Lease", "lease", True),
     # discovery.k8s.io/v1
@@ -311,6 +323,7 @@ GROUP_ORDER: tuple[str, ...] = (
     "authorization.k8s.io",
     "autoscaling",
     "batch",
+    "certificates.k8s.io",
     "networking.k8s.io",
     "policy",
     "rbac.authorization.k8s.io",

@@ -16,10 +16,12 @@ from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from kubelite.admission import AdmissionChain
+from kubelite.admission.plugins.csr_requestor import CSRRequestor
 from kubelite.admission.plugins.default_storage_class import DefaultStorageClass
 from kubelite.admission.plugins.default_tolerations import DefaultTolerationSeconds
 from kubelite.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kubelite.admission.plugins.priority import PriorityAdmission
+from kubelite.admission.plugins.resource_quota import on_registry as resource_quota
 from kubelite.admission.plugins.serviceaccount import ServiceAccountAdmission
 from kubelite.apiextensions.server import APIExtensionServer
 from kubelite.apimachinery import protobuf
@@ -31,9 +33,11 @@ from kubelite.auth.authz.always_allow import AlwaysAllow
 from kubelite.auth.certs import PKI, ensure_pki, first_service_ip, write_kubeconfig
 from kubelite.controllers.bootstrap import bootstrap
 from kubelite.controllers.catalog import PROVISIONER_CONTROLLER
+from kubelite.controllers.certificates.signer import CertificateAuthority
 from kubelite.controllers.garbage_collector import GarbageCollector
 from kubelite.controllers.informers import RegistryInformerFactory
 from kubelite.controllers.manager import build_controllers, run_controllers
+from kubelite.controllers.resourcequota import admission as quota
 from kubelite.endpoints.discovery import Discovery
 from kubelite.endpoints.filters import chain
 from kubelite.endpoints.handlers import subresources
@@ -152,7 +156,10 @@ class APIServer:
         # One informer per resource, shared by every controller (kube-controller-manager's informer factory).
         informers = RegistryInformerFactory(registry)
         selection = cfg.cluster.controller_selection()
-        loops = build_controllers(registry, informers, root_ca=pki.ca_cert.read_text(), selection=selection)
+        signing_ca = CertificateAuthority.from_pem(pki.ca_cert.read_bytes(), pki.ca_key.read_bytes())
+        loops = build_controllers(
+            registry, informers, root_ca=pki.ca_cert.read_text(), selection=selection, signing_ca=signing_ca
+        )
         loops += self.extensions.controllers(informers)
         # the garbage collector follows the custom resources served from now on, as kube's rediscovers them
         self.extensions.follow_resources(*(loop for loop in loops if isinstance(loop, GarbageCollector)))
@@ -213,12 +220,14 @@ class APIServer:
         # kube's default plugin order, for the plugins kubelite has
         admission = AdmissionChain(
             mutating=[
+                CSRRequestor(),
                 ServiceAccountAdmission(get_service_account),
                 priority,
                 DefaultTolerationSeconds(),
                 DefaultStorageClass(list_storage_classes),
             ],
-            validating=[lifecycle, priority],
+            # ResourceQuota comes last: it charges usage only for what every other plugin let through
+            validating=[lifecycle, priority, resource_quota(registry, quota.handles, quota.check_request)],
         )
         routes = ResourceRoutes()
         options = ScopeOptions(

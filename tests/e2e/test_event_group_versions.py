@@ -121,3 +121,20 @@ def test_each_group_version_watches_its_own_fields(server: KubeliteProcess) -> N
     assert v1_event["object"]["apiVersion"] == "events.k8s.io/v1"
     assert v1_event["object"]["note"] == "restarted container"
     assert "message" not in v1_event["object"]
+
+
+def test_events_v1_selects_on_its_own_field_labels(server: KubeliteProcess) -> None:
+    ns = _event_namespace(server)
+    for selector, found in [
+        ("regarding.name=web", ["ev1"]),
+        ("regarding.name=other", []),
+        ("regarding.kind=Pod,reason=Started", ["ev1"]),
+        ("reportingController=kubelet", []),  # the core event names no reporting component
+        ("involvedObject.name=web", ["ev1"]),  # kube takes the stored labels too
+    ]:
+        listed = server.http("GET", EVENTS_V1.format(ns=ns) + f"?fieldSelector={selector}")
+        assert listed.status == 200, (selector, listed.body)
+        assert [item["metadata"]["name"] for item in listed.json()["items"]] == found, selector
+    # core/v1 keeps its own labels only
+    refused = server.http("GET", CORE.format(ns=ns) + "?fieldSelector=regarding.name=web")
+    assert (refused.status, refused.json()["message"]) == (400, "field label not supported: regarding.name")

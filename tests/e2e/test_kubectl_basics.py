@@ -85,6 +85,7 @@ def test_api_versions(server: KubeliteProcess) -> None:
         "authorization.k8s.io/v1",
         "autoscaling/v2",
         "batch/v1",
+        "certificates.k8s.io/v1",
         "coordination.k8s.io/v1",
         "discovery.k8s.io/v1",
         "events.k8s.io/v1",

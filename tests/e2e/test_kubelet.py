@@ -45,10 +45,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeliteProces
 
 
 def _wait(check: Callable[[], T | None], what: str, *, deadline: float = 45.0) -> T:
+    """The first answer of `check` that is something: not None, False or an empty list (0 counts)."""
     end = time.monotonic() + deadline
     while True:
         found = check()
-        if found is not None and found is not False:
+        if found is not None and found is not False and found != []:
             return found
         if time.monotonic() > end:
             raise AssertionError(f"timed out waiting for {what}")

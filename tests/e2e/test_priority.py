@@ -136,3 +136,13 @@ def test_priority_class_validation_messages(server: KubeliteProcess) -> None:
         422, 'PriorityClass.scheduling.k8s.io "fixed" is invalid: value: Forbidden: may not be changed in an update.',
     )
     server.kubectl("delete", "priorityclass", "fixed")
+
+
+def test_an_update_may_name_the_service_account_by_either_field(server: KubeliteProcess) -> None:
+    created = create(server, pod("named", serviceAccount="default")).json()
+    assert (created["spec"]["serviceAccountName"], created["spec"]["serviceAccount"]) == ("default", "default")
+    spec = {k: v for k, v in created["spec"].items() if k != "serviceAccount"}
+    body = {**created, "metadata": {**created["metadata"], "labels": {"v": "2"}}, "spec": spec}
+    updated = server.http("PUT", f"/api/v1/namespaces/{NS}/pods/named", body)
+    assert updated.status == 200, updated.body
+    assert updated.json()["spec"]["serviceAccount"] == "default"

@@ -7,6 +7,7 @@ wrong type on the wire fails here even when raw HTTP would look fine.
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import uuid
@@ -104,6 +105,21 @@ def _set_image(path: tuple[str, ...]) -> Callable[[Body], None]:
         node["containers"][0]["image"] = "nginx:1.28"
 
     return change
+
+
+def _csr_body(name: str, namespace: str) -> Body:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    request = x509.CertificateSigningRequestBuilder().subject_name(subject).sign(
+        ec.generate_private_key(ec.SECP256R1()), hashes.SHA256()
+    )
+    pem = request.public_bytes(serialization.Encoding.PEM)
+    return {"spec": {"request": base64.b64encode(pem).decode(), "signerName": "example.com/signer",
+                     "usages": ["client auth"]}}  # fmt: skip
 
 
 def _set(path: str, value: Any) -> Callable[[Body], None]:
@@ -625,6 +641,19 @@ KINDS: list[Kind] = [
         tracks_generation=False,
     ),
     Kind(
+        id="certificatesigningrequests",
+        api="CertificatesV1Api",
+        suffix="certificate_signing_request",
+        model="V1CertificateSigningRequest",
+        kind="CertificateSigningRequest",
+        qualified="certificatesigningrequests.certificates.k8s.io",
+        namespaced=False,
+        body=_csr_body,
+        # the spec is immutable: a replace changes the metadata
+        change=_set("metadata.annotations", {"changed": "yes"}),
+        tracks_generation=False,
+    ),
+    Kind(
         id="priorityclasses",
         api="SchedulingV1Api",
         suffix="priority_class",
@@ -669,6 +698,7 @@ API_VERSIONS = {
     "AppsV1Api": "apps/v1",
     "AutoscalingV2Api": "autoscaling/v2",
     "BatchV1Api": "batch/v1",
+    "CertificatesV1Api": "certificates.k8s.io/v1",
     "CoordinationV1Api": "coordination.k8s.io/v1",
     "DiscoveryV1Api": "discovery.k8s.io/v1",
     "EventsV1Api": "events.k8s.io/v1",

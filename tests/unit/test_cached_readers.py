@@ -75,7 +75,15 @@ EXTRA = [
         "metadata": {"name": "ns1"},
         "spec": {"finalizers": ["kubernetes"]},
         "status": {"phase": "Active", "conditions": [{"type": "X", "status": "False"}]},
-    }
+    },
+    {
+        "apiVersion": "certificates.k8s.io/v1",
+        "kind": "CertificateSigningRequest",
+        "metadata": {"name": "csr1"},
+        "spec": {"request": "LS0t", "signerName": "kubernetes.io/kube-apiserver-client", "usages": ["client auth"],
+                 "username": "alice", "expirationSeconds": 3600},
+        "status": {"conditions": [{"type": "Approved", "status": "True", "reason": "R"}], "certificate": "LS0t"},
+    },
 ]
 
 

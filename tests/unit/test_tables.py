@@ -63,6 +63,7 @@ COLUMNS = {
     ("batch", "jobs"): "Name|Status|Completions|Duration|Age|*Containers|*Images|*Selector",
     ("batch", "cronjobs"): "Name|Schedule|Timezone|Suspend|Active|Last Schedule|Age|*Containers|*Images"
     "|*Selector",
+    ("certificates.k8s.io", "certificatesigningrequests"): "Name|Age|SignerName|Requestor|RequestedDuration|Condition",
     ("coordination.k8s.io", "leases"): "Name|Holder|Age",
     ("discovery.k8s.io", "endpointslices"): "Name|AddressType|Ports|Endpoints|Age",
     ("networking.k8s.io", "ingresses"): "Name|Class|Hosts|Address|Ports|Age",

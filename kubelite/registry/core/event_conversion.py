@@ -8,6 +8,7 @@ recorder writes events.k8s.io/v1).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kubelite.apimachinery import errors
@@ -33,6 +34,21 @@ _RENAMED = {
 }
 _SAME = ("metadata", "eventTime", "series", "reportingInstance", "action", "reason", "related", "type")
 _CORE_TO_V1 = {core: v1 for v1, core in _RENAMED.items()}
+#: events.k8s.io/v1 field labels -> the stored (core) ones; kube accepts the core labels as well
+_FIELD_LABELS = {
+    **{f"regarding.{key}": f"involvedObject.{key}"
+       for key in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
+    "reportingController": "reportingComponent",
+}  # fmt: skip
+
+
+def _core_params(params: ListParams) -> ListParams:
+    """The list options with the selector's events.k8s.io field labels named as the core store knows them."""
+    selector = params.field_selector
+    if selector is None or not any(r.field in _FIELD_LABELS for r in selector.requirements):
+        return params
+    core = selector.transform(lambda name, value: (_FIELD_LABELS.get(name, name), value))
+    return replace(params, field_selector=core)
 
 
 def to_events_v1(core: Obj) -> Obj:
@@ -89,7 +105,7 @@ class EventsV1Store(DescribedBySpec):
         return to_events_v1(await self.core.get(namespace, name, shared=shared))
 
     async def list(self, namespace: str, params: ListParams) -> Obj:
-        listed = await self.core.list(namespace, params)
+        listed = await self.core.list(namespace, _core_params(params))
         return {
             **listed,
             "kind": "EventList",
@@ -98,7 +114,7 @@ class EventsV1Store(DescribedBySpec):
         }
 
     async def watch(self, namespace: str, params: ListParams) -> _ConvertingWatcher:
-        return _ConvertingWatcher(await self.core.watch(namespace, params))
+        return _ConvertingWatcher(await self.core.watch(namespace, _core_params(params)))
 
     async def create(
         self,
@@ -142,7 +158,7 @@ class EventsV1Store(DescribedBySpec):
         return to_events_v1(obj), deleted
 
     async def delete_collection(self, namespace: str, list_params: ListParams, params: DeleteParams) -> Obj:
-        listed = await self.core.delete_collection(namespace, list_params, params)
+        listed = await self.core.delete_collection(namespace, _core_params(list_params), params)
         return {
             **listed,
             "kind": "EventList",

@@ -249,8 +249,13 @@ class PodStrategy(Strategy):
         if isinstance(spec, dict):
             default_pod_spec(spec)
             default_pod(obj)
-            # serviceAccountName, priority and preemptionPolicy are not defaults: the ServiceAccount and
-            # Priority admission plugins set them, so they are not the creator's managed fields (as in kube)
+            # v1's two names of the service account are one field of kube's internal pod: what the client
+            # wrote under either name is under both after decoding. With neither given, the ServiceAccount
+            # admission plugin names `default` (and priority and preemptionPolicy come from the Priority
+            # plugin), so those are not the creator's managed fields, as in kube.
+            account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+            if account:
+                spec["serviceAccountName"] = spec["serviceAccount"] = account
 
     def canonicalize(self, obj: Obj) -> None:
         spec = obj.get("spec")

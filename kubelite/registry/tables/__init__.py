@@ -19,6 +19,7 @@ from kubelite.registry.tables.apps import (
 from kubelite.registry.tables.autoscaling import HPA_TABLE
 from kubelite.registry.tables.base import TableSpec, default_table
 from kubelite.registry.tables.batch import CRON_JOB_TABLE, JOB_TABLE
+from kubelite.registry.tables.certificates import CSR_TABLE
 from kubelite.registry.tables.core import (
     CONFIGMAP_TABLE,
     ENDPOINTS_TABLE,
@@ -70,6 +71,7 @@ TABLES: dict[tuple[str, str], TableSpec] = {
     ("autoscaling", "horizontalpodautoscalers"): HPA_TABLE,
     ("batch", "cronjobs"): CRON_JOB_TABLE,
     ("batch", "jobs"): JOB_TABLE,
+    ("certificates.k8s.io", "certificatesigningrequests"): CSR_TABLE,
     ("coordination.k8s.io", "leases"): LEASE_TABLE,
     ("discovery.k8s.io", "endpointslices"): ENDPOINT_SLICE_TABLE,
     ("events.k8s.io", "events"): EVENTS_V1_TABLE,

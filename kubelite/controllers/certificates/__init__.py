@@ -1,0 +1,1 @@
+"""kube-controller-manager's certificate controllers (pkg/controller/certificates)."""

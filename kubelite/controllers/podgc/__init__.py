@@ -1,0 +1,1 @@
+"""kube-controller-manager's pod garbage collector (pkg/controller/podgc)."""
