@@ -258,7 +258,6 @@ class SchedulerComponent:
 
     async def _preempt(self, preemptor: Mapping[str, Any], candidate: Candidate) -> None:
         """prepareCandidate: evict the victims and take back the nominations the node can no longer honour."""
-        now = self._now()
         for victim in candidate.victims:
             await self._writes.acquire()
             self._spawn(self._evict(victim.pod, preemptor, candidate.node_name))
@@ -266,8 +265,7 @@ class SchedulerComponent:
             self._forget_nomination(displaced.uid)
             await self._writes.acquire()
             self._spawn(self._patch_status(displaced.pod, writes.nomination_patch(None, None)))
-        log.info("preempting %d pod(s) on %s for %s at %s", len(candidate.victims), candidate.node_name,
-                 _name(preemptor), now.isoformat())
+        log.info("preempting %d pod(s) on %s for %s", len(candidate.victims), candidate.node_name, _name(preemptor))
 
     async def _evict(self, victim: Mapping[str, Any], preemptor: Mapping[str, Any], node_name: str) -> None:
         metadata = victim.get("metadata") or {}
