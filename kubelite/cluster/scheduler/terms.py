@@ -21,6 +21,7 @@ from kubelite.apimachinery.selectors import (
     SelectorError,
     label_selector_from_spec,
 )
+from kubelite.util.tolerations import tolerates_taint
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,19 +153,7 @@ def node_taints(node: Mapping[str, Any]) -> tuple[Taint, ...]:
 
 
 def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
-    """v1.Toleration.ToleratesTaint: effect (empty matches all), key (empty with Exists matches all), value."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.effect:
-        return False
-    key = toleration.get("key") or ""
-    if key and key != taint.key:
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    if operator == "Equal":
-        return (toleration.get("value") or "") == taint.value
-    return False
+    return tolerates_taint(toleration, taint.key, taint.value, taint.effect)
 
 
 def tolerated(tolerations: Sequence[Mapping[str, Any]], taint: Taint) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubelite.apimachinery.meta import Obj, deep_copy
+from kubelite.util.tolerations import tolerates
 
 #: the pod label naming the ControllerRevision a daemon pod was made from (apps.DefaultDaemonSetUniqueLabelKey)
 REVISION_HASH_LABEL = "controller-revision-hash"
@@ -90,22 +91,6 @@ def add_daemon_tolerations(spec: Obj) -> None:
     for toleration in daemon_tolerations(bool(spec.get("hostNetwork"))):
         tolerations = add_or_update_toleration(tolerations, toleration)
     spec["tolerations"] = tolerations
-
-
-def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
-    """Toleration.ToleratesTaint."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != (taint.get("effect") or ""):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != (taint.get("key") or ""):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    if operator == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return False
 
 
 def untolerated_taint(

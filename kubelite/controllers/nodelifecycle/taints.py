@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kubelite.util.tolerations import tolerates
+
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
 
@@ -88,22 +90,6 @@ def swapped(
 
 
 # -- tolerations -----------------------------------------------------------------------------------------
-
-
-def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
-    """Toleration.ToleratesTaint: effect (empty matches all), key (empty with Exists matches all), value."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != (taint.get("effect") or ""):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != (taint.get("key") or ""):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    if operator == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return False
 
 
 def matching_tolerations(
