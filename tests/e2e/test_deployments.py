@@ -11,8 +11,6 @@ marks pods Running and Ready as a kubelet would.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import re
 import threading
@@ -27,9 +25,9 @@ import pytest
 
 from kubelite.client.clock import FakeClock
 from kubelite.client.component import ComponentClient
-from kubelite.client.config import Config
 from kubelite.controllers.workloads.deployment_controller import DeploymentController
 from kubelite.controllers.workloads.replicaset_controller import ReplicaSetController
+from tests.e2e.fake_time import FakeTimeLoops
 from tests.e2e.server import KubeliteProcess
 
 POD_TEMPLATE_HASH = "pod-template-hash"
@@ -559,51 +557,16 @@ def test_replica_set_adopts_replaces_and_releases_pods(server: KubeliteProcess, 
 # -- time: minReadySeconds and progressDeadlineSeconds, on a fake clock --------------------------------------
 
 
-class FakeTimeControllers(threading.Thread):
+class FakeTimeControllers(FakeTimeLoops):
     """The Deployment and ReplicaSet controllers in this process, on a FakeClock that follows real time in
     small ticks (so retries and polls go on) and that a test moves ahead with `step`, against a server that
     runs neither controller."""
 
-    TICK = 0.02
-
     def __init__(self, server: KubeliteProcess) -> None:
-        super().__init__(daemon=True)
-        self.server = server
-        self.clock = FakeClock(wall_offset=time.time() - 1_000.0)
-        self.loop = asyncio.new_event_loop()
-        self._main: asyncio.Task[None] | None = None
+        super().__init__(server, FakeClock(wall_offset=time.time() - 1_000.0))
 
-    def run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self._main = self.loop.create_task(self._run())
-        with contextlib.suppress(asyncio.CancelledError):
-            self.loop.run_until_complete(self._main)
-        self.loop.close()
-
-    async def _run(self) -> None:
-        clients = ComponentClient("kube-controller-manager", Config(host=self.server.url), clock=self.clock)
-        loops = [DeploymentController(clients), ReplicaSetController(clients)]
-        clients.start_informers()
-        try:
-            async with asyncio.TaskGroup() as group:
-                group.create_task(self._tick())
-                for loop in loops:
-                    group.create_task(loop.run())
-        finally:
-            await clients.close()
-
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(self.TICK)
-            self.clock.step(self.TICK)
-
-    def step(self, seconds: float) -> None:
-        self.loop.call_soon_threadsafe(self.clock.step, seconds)
-
-    def stop(self) -> None:
-        if self._main is not None:
-            self.loop.call_soon_threadsafe(self._main.cancel)
-        self.join(10)
+    def loops(self, clients: ComponentClient) -> list[Any]:
+        return [DeploymentController(clients), ReplicaSetController(clients)]
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,55 +13,21 @@ import pytest
 
 from kubelite.client.clock import FakeClock
 from kubelite.client.component import ComponentClient
-from kubelite.client.config import Config
 from kubelite.controllers.podgc.controller import PodGCController
+from tests.e2e.fake_time import FakeTimeLoops
 from tests.e2e.server import KubeliteProcess
 
 MERGE = {"Content-Type": "application/merge-patch+json"}
 
 
-class FakeTimePodGC(threading.Thread):
+class FakeTimePodGC(FakeTimeLoops):
     """PodGCController on a FakeClock that follows real time in small ticks; `step` jumps ahead."""
 
-    TICK = 0.02
-
     def __init__(self, server: KubeliteProcess) -> None:
-        super().__init__(daemon=True)
-        self.server = server
-        self.clock = FakeClock(wall_offset=time.time())
-        self.loop = asyncio.new_event_loop()
-        self._main: asyncio.Task[None] | None = None
+        super().__init__(server, FakeClock(wall_offset=time.time()))
 
-    def run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self._main = self.loop.create_task(self._run())
-        with contextlib.suppress(asyncio.CancelledError):
-            self.loop.run_until_complete(self._main)
-        self.loop.close()
-
-    async def _run(self) -> None:
-        clients = ComponentClient("kube-controller-manager", Config(host=self.server.url), clock=self.clock)
-        gc = PodGCController(clients)
-        clients.start_informers()
-        try:
-            async with asyncio.TaskGroup() as group:
-                group.create_task(self._tick())
-                group.create_task(gc.run())
-        finally:
-            await clients.close()
-
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(self.TICK)
-            self.clock.step(self.TICK)
-
-    def step(self, seconds: float) -> None:
-        self.loop.call_soon_threadsafe(self.clock.step, seconds)
-
-    def stop(self) -> None:
-        if self._main is not None:
-            self.loop.call_soon_threadsafe(self._main.cancel)
-        self.join(10)
+    def loops(self, clients: ComponentClient) -> list[Any]:
+        return [PodGCController(clients)]
 
 
 @pytest.fixture(scope="module")
