@@ -31,9 +31,8 @@ from kubelite.controllers.endpoints.pods import (
     TriggerTimeTracker,
     is_managed,
     service_selector,
-    services_for_labels,
-    services_to_update_on_pod_change,
 )
+from kubelite.controllers.endpoints.service_queue import PodServiceQueue, StaleCache
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +43,7 @@ LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
 NAMESPACE_TERMINATING_CAUSE = "NamespaceTerminating"
 
 
-class StaleCache(Exception):
-    pass
-
-
-def _labels(obj: Any) -> dict[str, str]:
-    return dict((obj.get("metadata") or {}).get("labels") or {})
-
-
-class EndpointsController:
+class EndpointsController(PodServiceQueue):
     def __init__(self, clients: ComponentClient, *, workers: int = WORKERS, clock: Clock | None = None) -> None:
         self.clients = clients
         #: the work queue's clock (its delays and backoff), the component's unless a test brings its own
@@ -73,24 +64,6 @@ class EndpointsController:
         self._stale: dict[str, str] = {}
 
     # -- events --------------------------------------------------------------------------------------------
-
-    def _services_of(self, namespace: str) -> list[Any]:
-        return self.services.lister.namespace(namespace).list()
-
-    def _pod_added(self, pod: Any) -> None:
-        namespace = (pod.get("metadata") or {}).get("namespace", "")
-        for key in services_for_labels(self._services_of(namespace), _labels(pod)):
-            self.controller.queue.add(key)
-
-    def _pod_updated(self, old: Any, new: Any) -> None:
-        namespace = (new.get("metadata") or {}).get("namespace", "")
-        for key in services_to_update_on_pod_change(self._services_of(namespace), old, new):
-            self.controller.queue.add(key)
-
-    def _pod_deleted(self, obj: Any) -> None:
-        pod = deleted_object(obj)
-        if pod is not None:
-            self._pod_added(pod)
 
     def _endpoints_deleted(self, obj: Any) -> None:
         endpoints = deleted_object(obj)

@@ -46,9 +46,8 @@ from kubelite.controllers.endpoints.pods import (
     TriggerTimeTracker,
     is_managed,
     service_selector,
-    services_for_labels,
-    services_to_update_on_pod_change,
 )
+from kubelite.controllers.endpoints.service_queue import PodServiceQueue, StaleCache, labels_of
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +57,6 @@ WORKERS = 5
 SLICE_CHANGE_MIN_SYNC_DELAY = 1.0
 NAMESPACE_TERMINATING_CAUSE = "NamespaceTerminating"
 SLICES = ("discovery.k8s.io", "v1", "endpointslices")
-
-
-class StaleCache(Exception):
-    pass
 
 
 class _Nodes(Mapping[str, Any]):
@@ -89,11 +84,7 @@ def aggregate(messages: list[str]) -> str:
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
-def _labels(obj: Any) -> dict[str, str]:
-    return dict((obj.get("metadata") or {}).get("labels") or {})
-
-
-class EndpointSliceController:
+class EndpointSliceController(PodServiceQueue):
     def __init__(self, clients: ComponentClient, *, workers: int = WORKERS, clock: Clock | None = None) -> None:
         self.clients = clients
         #: the work queue's clock (its delays and backoff), the component's unless a test brings its own
@@ -122,24 +113,6 @@ class EndpointSliceController:
 
     # -- events --------------------------------------------------------------------------------------------
 
-    def _services_of(self, namespace: str) -> list[Any]:
-        return self.services.lister.namespace(namespace).list()
-
-    def _pod_added(self, pod: Any) -> None:
-        namespace = (pod.get("metadata") or {}).get("namespace", "")
-        for key in services_for_labels(self._services_of(namespace), _labels(pod)):
-            self.controller.queue.add(key)
-
-    def _pod_updated(self, old: Any, new: Any) -> None:
-        namespace = (new.get("metadata") or {}).get("namespace", "")
-        for key in services_to_update_on_pod_change(self._services_of(namespace), old, new):
-            self.controller.queue.add(key)
-
-    def _pod_deleted(self, obj: Any) -> None:
-        pod = deleted_object(obj)
-        if pod is not None:
-            self._pod_added(pod)
-
     def _queue_for_slice(self, slice_: Any) -> None:
         key = slice_service_key(slice_)
         if key is None:
@@ -153,11 +126,11 @@ class EndpointSliceController:
 
     def _slice_updated(self, old: Any, new: Any) -> None:
         # a label change leaves the generation alone; the service-name label is the users' to change too
-        if _labels(old).get(SERVICE_NAME_LABEL) != _labels(new).get(SERVICE_NAME_LABEL):
+        if labels_of(old).get(SERVICE_NAME_LABEL) != labels_of(new).get(SERVICE_NAME_LABEL):
             self._queue_for_slice(new)
             self._queue_for_slice(old)
             return
-        managed_by_changed = _labels(old).get(MANAGED_BY_LABEL) != _labels(new).get(MANAGED_BY_LABEL)
+        managed_by_changed = labels_of(old).get(MANAGED_BY_LABEL) != labels_of(new).get(MANAGED_BY_LABEL)
         if managed_by_changed or (managed_by_controller(new) and self.tracker.should_sync(new)):
             self._queue_for_slice(new)
 
